@@ -1,0 +1,42 @@
+# What MPI we build against, and how to launch tests with it.
+#
+# Sets:
+#   FTCOLL_MPI_FLAVOR      "openmpi" or "mpich"
+#   FTCOLL_HAVE_ULFM       ON when MPI offers ULFM (MPIX_Comm_shrink)
+#   FTCOLL_MPIEXEC         the launcher
+#   FTCOLL_MPIEXEC_FLAGS   flags for every test launch (ULFM, oversubscription)
+#   FTCOLL_MPI_DEFINITIONS compile definitions for the library
+include(CheckSymbolExists)
+
+set(CMAKE_REQUIRED_INCLUDES ${MPI_C_INCLUDE_DIRS})
+set(CMAKE_REQUIRED_LIBRARIES MPI::MPI_C)
+check_symbol_exists(OPEN_MPI "mpi.h" FTCOLL_IS_OPEN_MPI)
+check_symbol_exists(MPIX_Comm_shrink "mpi.h;mpi-ext.h" FTCOLL_HAVE_ULFM_EXT)
+if(NOT FTCOLL_HAVE_ULFM_EXT)
+  check_symbol_exists(MPIX_Comm_shrink "mpi.h" FTCOLL_HAVE_ULFM_MPI_H)
+endif()
+unset(CMAKE_REQUIRED_INCLUDES)
+unset(CMAKE_REQUIRED_LIBRARIES)
+
+if(FTCOLL_IS_OPEN_MPI)
+  set(FTCOLL_MPI_FLAVOR openmpi)
+else()
+  set(FTCOLL_MPI_FLAVOR mpich)
+endif()
+if(FTCOLL_HAVE_ULFM_EXT OR FTCOLL_HAVE_ULFM_MPI_H)
+  set(FTCOLL_HAVE_ULFM ON)
+  list(APPEND FTCOLL_MPI_DEFINITIONS FTCOLL_HAVE_ULFM=1)
+else()
+  set(FTCOLL_HAVE_ULFM OFF)
+endif()
+
+set(FTCOLL_MPIEXEC ${MPIEXEC_EXECUTABLE})
+set(FTCOLL_MPIEXEC_FLAGS "")
+if(FTCOLL_MPI_FLAVOR STREQUAL "openmpi")
+  list(APPEND FTCOLL_MPIEXEC_FLAGS --oversubscribe --bind-to none)
+  if(FTCOLL_HAVE_ULFM)
+    list(APPEND FTCOLL_MPIEXEC_FLAGS --with-ft ulfm)
+  endif()
+endif()
+message(STATUS "ftcoll: MPI ${FTCOLL_MPI_FLAVOR}, ULFM ${FTCOLL_HAVE_ULFM}, "
+               "launcher ${FTCOLL_MPIEXEC} ${FTCOLL_MPIEXEC_FLAGS}")

@@ -1,0 +1,243 @@
+/*
+ * ftc_allgather: checks the arguments, picks the algorithm, plans it (once
+ * per communicator), places this rank's block and runs the plan.
+ */
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../buffer.h"
+#include "../comm.h"
+#include "../error.h"
+#include "../p2p.h"
+#include "algorithms.h"
+
+/* ---- names ------------------------------------------------------------- */
+
+const char *ftc_allgather_algorithm_name(ftc_allgather_algorithm algorithm)
+{
+    if (algorithm == FTC_ALLGATHER_AUTO)
+        return "auto";
+    const ftc_allgather_info *info = ftc_allgather_info_of(algorithm);
+    return info ? info->name : NULL;
+}
+
+/* Accepted spellings besides the canonical names. */
+static const struct { const char *alias; ftc_allgather_algorithm id; } aliases[] = {
+    { "ignore", FTC_ALLGATHER_AUTO },        /* Open MPI's name for 0 */
+    { "neighbor", FTC_ALLGATHER_NEIGHBOR_EXCHANGE },
+    { "two_procs", FTC_ALLGATHER_TWO_PROC },
+};
+
+static bool parse_number(const char *text, ftc_allgather_algorithm *out)
+{
+    char *end = NULL;
+    long value = strtol(text, &end, 10);
+    if (end == text || *end != '\0' || value < 0 || value >= FTC_ALLGATHER_ALGORITHM_COUNT)
+        return false;
+    *out = (ftc_allgather_algorithm)value;
+    return true;
+}
+
+int ftc_allgather_algorithm_parse(const char *text, ftc_allgather_algorithm *out)
+{
+    if (!text || !out)
+        return ftc_fail(MPI_ERR_ARG, "ftc_allgather_algorithm_parse: NULL argument");
+    if (parse_number(text, out))
+        return MPI_SUCCESS;
+    for (int id = 0; id < FTC_ALLGATHER_ALGORITHM_COUNT; id++) {
+        if (strcmp(text, ftc_allgather_algorithm_name((ftc_allgather_algorithm)id)) == 0) {
+            *out = (ftc_allgather_algorithm)id;
+            return MPI_SUCCESS;
+        }
+    }
+    for (size_t i = 0; i < sizeof(aliases) / sizeof(aliases[0]); i++) {
+        if (strcmp(text, aliases[i].alias) == 0) {
+            *out = aliases[i].id;
+            return MPI_SUCCESS;
+        }
+    }
+    char valid[256] = "";
+    for (int id = 0; id < FTC_ALLGATHER_ALGORITHM_COUNT; id++) {
+        size_t used = strlen(valid);
+        snprintf(valid + used, sizeof(valid) - used, "%s%s (%d)", id ? ", " : "",
+                 ftc_allgather_algorithm_name((ftc_allgather_algorithm)id), id);
+    }
+    return ftc_fail(MPI_ERR_ARG, "unknown allgather algorithm \"%s\"; valid: %s", text, valid);
+}
+
+int ftc_allgather_set_algorithm(ftc_comm_t comm, ftc_allgather_algorithm algorithm)
+{
+    ftc_clear_error();
+    if (!comm)
+        return ftc_fail(MPI_ERR_COMM, "ftc_allgather_set_algorithm: the communicator is NULL");
+    if (!ftc_allgather_algorithm_name(algorithm))
+        return ftc_fail(MPI_ERR_ARG, "ftc_allgather_set_algorithm: no algorithm number %d (0..%d)",
+                        (int)algorithm, FTC_ALLGATHER_ALGORITHM_COUNT - 1);
+    comm->allgather_forced = algorithm;
+    return MPI_SUCCESS;
+}
+
+int ftc_allgather_last_choice(ftc_comm_t comm, ftc_allgather_choice *out)
+{
+    ftc_clear_error();
+    if (!comm)
+        return ftc_fail(MPI_ERR_COMM, "ftc_allgather_last_choice: the communicator is NULL");
+    if (!out)
+        return ftc_fail(MPI_ERR_ARG, "ftc_allgather_last_choice: the output is NULL");
+    *out = comm->allgather_last;
+    return MPI_SUCCESS;
+}
+
+/* ---- argument checks --------------------------------------------------- */
+
+/* One side of the call (send or receive): buffer, count, type. */
+typedef struct {
+    const void *buf;
+    int count;
+    MPI_Datatype type;
+    const char *name;   /* "send" or "recv" */
+    int type_size;
+    bool contiguous;
+} side;
+
+static int check_side(side *s)
+{
+    if (s->count < 0)
+        return ftc_fail(MPI_ERR_COUNT, "ftc_allgather: %scount is negative (%d)", s->name, s->count);
+    if (s->type == MPI_DATATYPE_NULL)
+        return ftc_fail(MPI_ERR_TYPE, "ftc_allgather: %stype is MPI_DATATYPE_NULL", s->name);
+    int rc = MPI_Type_size(s->type, &s->type_size);
+    if (rc != MPI_SUCCESS)
+        return ftc_fail_mpi(MPI_ERR_TYPE, "ftc_allgather: %stype is not a valid datatype", s->name);
+    rc = ftc_type_is_contiguous(s->type, &s->contiguous);
+    if (rc != MPI_SUCCESS)
+        return MPI_ERR_TYPE;
+    if (s->buf == NULL && s->count > 0 && s->type_size > 0) {
+        /* MPI_BOTTOM (NULL) is legal only with absolute addresses in the type. */
+        MPI_Aint true_lb, true_extent;
+        MPI_Type_get_true_extent(s->type, &true_lb, &true_extent);
+        if (true_lb == 0)
+            return ftc_fail(MPI_ERR_BUFFER, "ftc_allgather: %sbuf is NULL but %scount is %d",
+                            s->name, s->name, s->count);
+    }
+    return MPI_SUCCESS;
+}
+
+static int check_arguments(side *send, side *recv, bool in_place, ftc_comm_t comm)
+{
+    if (!comm)
+        return ftc_fail(MPI_ERR_COMM, "ftc_allgather: the communicator is NULL "
+                                      "(make one with ftc_comm_create)");
+    int rc = check_side(recv);
+    if (rc == MPI_SUCCESS && !in_place)
+        rc = check_side(send);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (!in_place && (long long)send->count * send->type_size
+                         != (long long)recv->count * recv->type_size)
+        return ftc_fail(MPI_ERR_ARG, "ftc_allgather: sendcount x size(sendtype) = %lld bytes "
+                        "differs from recvcount x size(recvtype) = %lld bytes",
+                        (long long)send->count * send->type_size,
+                        (long long)recv->count * recv->type_size);
+    if ((long long)recv->count * comm->size > INT_MAX)
+        return ftc_fail(MPI_ERR_COUNT, "ftc_allgather: recvcount x p = %lld exceeds INT_MAX",
+                        (long long)recv->count * comm->size);
+    return MPI_SUCCESS;
+}
+
+/* ---- choice and plan --------------------------------------------------- */
+
+static void choose(ftc_comm_t comm, size_t total_bytes, ftc_allgather_choice *choice)
+{
+    choice->requested = comm->allgather_forced;
+    choice->selected = choice->requested == FTC_ALLGATHER_AUTO
+        ? ftc_allgather_decide(comm->size, total_bytes) : choice->requested;
+    choice->executed = ftc_allgather_resolve(choice->selected, comm->size, total_bytes,
+                                             choice->reason, sizeof(choice->reason));
+}
+
+static void log_choice_if_new(ftc_comm_t comm, const ftc_allgather_choice *now)
+{
+    const ftc_allgather_choice *before = &comm->allgather_last;
+    if (comm->verbose && comm->rank == 0
+        && (now->selected != before->selected || now->executed != before->executed))
+        fprintf(stderr, "ftcoll: allgather on %d ranks: %s%s%s%s\n", comm->size,
+                ftc_allgather_algorithm_name(now->executed),
+                now->requested == FTC_ALLGATHER_AUTO ? " (decision table)" : " (forced)",
+                now->reason[0] ? " — " : "", now->reason);
+}
+
+static int plan_for(ftc_comm_t comm, ftc_allgather_algorithm alg, const ftc_schedule **out)
+{
+    ftc_schedule *plan = comm->allgather_plans[alg];
+    if (!plan) {
+        plan = malloc(sizeof(*plan));
+        if (!plan)
+            return ftc_fail(MPI_ERR_NO_MEM, "ftc_allgather: out of memory planning");
+        ftc_schedule_init(plan, comm->rank, comm->size);
+        if (!ftc_allgather_build_plan(alg, plan)) {
+            ftc_schedule_destroy(plan);
+            free(plan);
+            return ftc_fail(MPI_ERR_NO_MEM, "ftc_allgather: out of memory planning %s",
+                            ftc_allgather_algorithm_name(alg));
+        }
+        comm->allgather_plans[alg] = plan;
+    }
+    *out = plan;
+    return MPI_SUCCESS;
+}
+
+/* ---- the call ---------------------------------------------------------- */
+
+/* Puts this rank's block where the plan expects it (slot own_slot). */
+static int place_own_block(const ftc_schedule *plan, const side *send, bool in_place,
+                           const ftc_slots *slots)
+{
+    char *target = ftc_slot(slots, plan->own_slot);
+    if (in_place)
+        return ftc_typed_copy(ftc_slot(slots, plan->rank), slots->count, slots->type,
+                              slots->contiguous, target, slots->count, slots->type,
+                              slots->contiguous);
+    return ftc_typed_copy(send->buf, send->count, send->type, send->contiguous, target,
+                          slots->count, slots->type, slots->contiguous);
+}
+
+int ftc_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                  int recvcount, MPI_Datatype recvtype, ftc_comm_t comm)
+{
+    ftc_clear_error();
+    const bool in_place = sendbuf == MPI_IN_PLACE;
+    side send = { sendbuf, sendcount, sendtype, "send", 0, false };
+    side recv = { recvbuf, recvcount, recvtype, "recv", 0, false };
+    int rc = check_arguments(&send, &recv, in_place, comm);
+    if (rc != MPI_SUCCESS)
+        return rc;
+
+    const size_t block_bytes = (size_t)recv.count * (size_t)recv.type_size;
+    ftc_allgather_choice choice;
+    choose(comm, block_bytes * (size_t)comm->size, &choice);
+    log_choice_if_new(comm, &choice);
+    comm->allgather_last = choice;
+    if (block_bytes == 0)
+        return MPI_SUCCESS;
+
+    MPI_Aint lb, extent;
+    MPI_Type_get_extent(recvtype, &lb, &extent);
+    const ftc_slots slots = {
+        .base = recvbuf, .stride = extent * recvcount, .count = recvcount, .type = recvtype,
+        .contiguous = recv.contiguous, .slot_bytes = block_bytes,
+    };
+    const ftc_schedule *plan = NULL;
+    rc = plan_for(comm, choice.executed, &plan);
+    if (rc == MPI_SUCCESS)
+        rc = place_own_block(plan, &send, in_place, &slots);
+    if (rc == MPI_SUCCESS)
+        rc = ftc_schedule_run(plan, &slots, comm->comm, FTC_TAG_ALLGATHER, &comm->exec,
+                              ftc_allgather_algorithm_name(choice.executed));
+    if (rc == MPI_SUCCESS)
+        rc = ftc_rotate_slots(&slots, comm->size, plan->rotation, &comm->scratch,
+                              &comm->scratch_size);
+    return rc;
+}

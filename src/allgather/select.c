@@ -1,0 +1,63 @@
+/*
+ * Allgather selection: Open MPI's fixed decision rules (coll_tuned
+ * allgather_intra_dec_fixed, 5.0), written as a table.
+ *
+ * A row covers communicators of fewer than `below_procs` processes; in it
+ * the first column whose `below_bytes` exceeds the total bytes gathered
+ * (p x block bytes) names the algorithm. Every row ends in an "else" column.
+ */
+#include <limits.h>
+#include <stdint.h>
+
+#include "ftcoll.h"
+
+/* Short names keep the table readable. */
+#define BRUCK FTC_ALLGATHER_BRUCK
+#define RDBL FTC_ALLGATHER_RECURSIVE_DOUBLING
+#define RING FTC_ALLGATHER_RING
+#define NEIGH FTC_ALLGATHER_NEIGHBOR_EXCHANGE
+#define TWO FTC_ALLGATHER_TWO_PROC
+
+#define ELSE SIZE_MAX
+#define MAX_COLUMNS 9
+
+typedef struct {
+    size_t below_bytes;
+    ftc_allgather_algorithm algorithm;
+} column;
+
+typedef struct {
+    long below_procs;
+    column columns[MAX_COLUMNS];
+} row;
+
+static const row decision_table[] = {
+    {    2, {{ELSE, RDBL}} },                                   /* p = 1: nothing to move */
+    {    3, {{ELSE, TWO}} },                                    /* p = 2 */
+    {   32, {{ELSE, RDBL}} },
+    {   64, {{1024, RDBL}, {65536, NEIGH}, {ELSE, RING}} },
+    {  128, {{512, RDBL}, {65536, NEIGH}, {ELSE, RING}} },
+    {  256, {{512, RDBL}, {131072, NEIGH}, {524288, RING}, {1048576, NEIGH}, {ELSE, RING}} },
+    {  512, {{32, RDBL}, {128, BRUCK}, {1024, RDBL}, {131072, NEIGH}, {524288, RING},
+             {1048576, NEIGH}, {ELSE, RING}} },
+    { 1024, {{64, RDBL}, {256, BRUCK}, {2048, RDBL}, {ELSE, NEIGH}} },
+    { 2048, {{4, RDBL}, {8, BRUCK}, {16, RDBL}, {32, BRUCK}, {256, RDBL}, {512, BRUCK},
+             {4096, RDBL}, {ELSE, NEIGH}} },
+    { 4096, {{32, BRUCK}, {128, RDBL}, {512, BRUCK}, {4096, RDBL}, {ELSE, NEIGH}} },
+    { LONG_MAX, {{2, RDBL}, {8, BRUCK}, {16, RDBL}, {512, BRUCK}, {4096, RDBL},
+                        {ELSE, NEIGH}} },
+};
+
+ftc_allgather_algorithm ftc_allgather_decide(int p, size_t total_bytes)
+{
+    const size_t nrows = sizeof(decision_table) / sizeof(decision_table[0]);
+    for (size_t i = 0; i < nrows; i++) {
+        const row *r = &decision_table[i];
+        if (p >= r->below_procs)
+            continue;
+        for (const column *c = r->columns;; c++)
+            if (total_bytes < c->below_bytes || c->below_bytes == ELSE)
+                return c->algorithm;
+    }
+    return RDBL; /* unreachable: the last row covers every p */
+}

@@ -1,0 +1,115 @@
+#include "buffer.h"
+
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "error.h"
+
+int ftc_type_is_contiguous(MPI_Datatype type, bool *contiguous)
+{
+    int size;
+    MPI_Aint lb, extent, true_lb, true_extent;
+    int rc = MPI_Type_size(type, &size);
+    if (rc == MPI_SUCCESS)
+        rc = MPI_Type_get_extent(type, &lb, &extent);
+    if (rc == MPI_SUCCESS)
+        rc = MPI_Type_get_true_extent(type, &true_lb, &true_extent);
+    if (rc != MPI_SUCCESS)
+        return ftc_fail_mpi(rc, "cannot read the layout of a datatype");
+    *contiguous = lb == 0 && true_lb == 0 && extent == size && true_extent == size;
+    return MPI_SUCCESS;
+}
+
+static int ensure_scratch(char **scratch, size_t *scratch_size, size_t need)
+{
+    if (need <= *scratch_size)
+        return MPI_SUCCESS;
+    char *bigger = realloc(*scratch, need);
+    if (!bigger)
+        return ftc_fail(MPI_ERR_NO_MEM, "cannot allocate %zu bytes of scratch memory", need);
+    *scratch = bigger;
+    *scratch_size = need;
+    return MPI_SUCCESS;
+}
+
+int ftc_typed_copy(const void *src, int scount, MPI_Datatype stype, bool scontiguous,
+                   void *dst, int rcount, MPI_Datatype rtype, bool rcontiguous)
+{
+    int size;
+    int rc = MPI_Type_size(rtype, &size);
+    if (rc != MPI_SUCCESS)
+        return ftc_fail_mpi(rc, "cannot read the size of the receive type");
+    const size_t bytes = (size_t)size * (size_t)rcount;
+    if (bytes == 0 || src == dst)
+        return MPI_SUCCESS;
+    if (scontiguous && rcontiguous) {
+        memmove(dst, src, bytes);
+        return MPI_SUCCESS;
+    }
+    /* Through MPI's packed form: it walks both layouts and leaves gaps alone. */
+    int packed_size;
+    rc = MPI_Pack_size(scount, stype, MPI_COMM_SELF, &packed_size);
+    if (rc != MPI_SUCCESS)
+        return ftc_fail_mpi(rc, "cannot size a packed copy");
+    char *packed = malloc(packed_size > 0 ? (size_t)packed_size : 1);
+    if (!packed)
+        return ftc_fail(MPI_ERR_NO_MEM, "cannot allocate %d bytes to copy a block", packed_size);
+    int position = 0;
+    rc = MPI_Pack(src, scount, stype, packed, packed_size, &position, MPI_COMM_SELF);
+    if (rc == MPI_SUCCESS) {
+        int in = 0;
+        rc = MPI_Unpack(packed, position, &in, dst, rcount, rtype, MPI_COMM_SELF);
+    }
+    free(packed);
+    return rc == MPI_SUCCESS ? MPI_SUCCESS : ftc_fail_mpi(rc, "local block copy failed");
+}
+
+/* Dense slots: save the head, slide the tail down, put the head back. */
+static int rotate_contiguous(const ftc_slots *slots, int p, int rotation, char **scratch,
+                             size_t *scratch_size)
+{
+    const size_t slot = (size_t)slots->slot_bytes;
+    const size_t head = (size_t)(p - rotation) * slot;   /* slots 0..p-r-1 -> r.. */
+    const size_t tail = (size_t)rotation * slot;         /* slots p-r..p-1 -> 0.. */
+    int rc = ensure_scratch(scratch, scratch_size, head);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    memcpy(*scratch, slots->base, head);
+    memmove(slots->base, slots->base + head, tail);
+    memcpy(slots->base + tail, *scratch, head);
+    return MPI_SUCCESS;
+}
+
+/* Slots with gaps: pack everything, unpack the two halves to their places. */
+static int rotate_typed(const ftc_slots *slots, int p, int rotation, char **scratch,
+                        size_t *scratch_size)
+{
+    int packed_size;
+    int rc = MPI_Pack_size(p * slots->count, slots->type, MPI_COMM_SELF, &packed_size);
+    if (rc != MPI_SUCCESS)
+        return ftc_fail_mpi(rc, "cannot size the rotation buffer");
+    rc = ensure_scratch(scratch, scratch_size, (size_t)packed_size);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    int position = 0;
+    rc = MPI_Pack(slots->base, p * slots->count, slots->type, *scratch, packed_size, &position,
+                  MPI_COMM_SELF);
+    int in = 0;
+    if (rc == MPI_SUCCESS)
+        rc = MPI_Unpack(*scratch, position, &in, ftc_slot(slots, rotation),
+                        (p - rotation) * slots->count, slots->type, MPI_COMM_SELF);
+    if (rc == MPI_SUCCESS)
+        rc = MPI_Unpack(*scratch, position, &in, slots->base, rotation * slots->count,
+                        slots->type, MPI_COMM_SELF);
+    return rc == MPI_SUCCESS ? MPI_SUCCESS : ftc_fail_mpi(rc, "rotating the receive buffer failed");
+}
+
+int ftc_rotate_slots(const ftc_slots *slots, int p, int rotation, char **scratch,
+                     size_t *scratch_size)
+{
+    if (rotation == 0 || slots->slot_bytes == 0)
+        return MPI_SUCCESS;
+    return slots->contiguous ? rotate_contiguous(slots, p, rotation, scratch, scratch_size)
+                             : rotate_typed(slots, p, rotation, scratch, scratch_size);
+}

@@ -1,0 +1,38 @@
+/* Local data movement between typed buffers (no communication). */
+#ifndef FTCOLL_BUFFER_H
+#define FTCOLL_BUFFER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <mpi.h>
+
+/* A run of equal slots in a typed buffer: slot i starts at base + i * stride
+ * and holds `count` elements of `type`. */
+typedef struct {
+    char *base;
+    MPI_Aint stride;
+    int count;
+    MPI_Datatype type;
+    bool contiguous;   /* `count` elements of `type` are one dense run of bytes */
+    size_t slot_bytes; /* count * size of type: the payload of one slot */
+} ftc_slots;
+
+static inline char *ftc_slot(const ftc_slots *s, int i)
+{
+    return s->base + (MPI_Aint)i * s->stride;
+}
+
+/* True when `type` is dense: no gaps, lower bound 0, extent == size. */
+int ftc_type_is_contiguous(MPI_Datatype type, bool *contiguous);
+
+/* Copies `scount` x `stype` at src into `rcount` x `rtype` at dst; the two
+ * must have the same type signature. Gaps of the destination type are kept. */
+int ftc_typed_copy(const void *src, int scount, MPI_Datatype stype, bool scontiguous,
+                   void *dst, int rcount, MPI_Datatype rtype, bool rcontiguous);
+
+/* Moves slot j to slot (j + rotation) mod p, for j in 0..p-1. `scratch` is
+ * grown as needed (free it with free()). */
+int ftc_rotate_slots(const ftc_slots *slots, int p, int rotation, char **scratch,
+                     size_t *scratch_size);
+
+#endif

@@ -1,0 +1,27 @@
+/* The ftcoll communicator (internal view of ftc_comm_t). */
+#ifndef FTCOLL_COMM_H
+#define FTCOLL_COMM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "ftcoll.h"
+#include "schedule.h"
+#include "schedule_exec.h"
+
+struct ftc_comm {
+    MPI_Comm comm;              /* private duplicate, MPI_ERRORS_RETURN */
+    int rank;
+    int size;
+    int verbose;                /* FTCOLL_VERBOSE */
+
+    ftc_allgather_algorithm allgather_forced;   /* FTC_ALLGATHER_AUTO: decision table */
+    ftc_allgather_choice allgather_last;
+    ftc_schedule *allgather_plans[FTC_ALLGATHER_ALGORITHM_COUNT]; /* built on first use */
+
+    ftc_exec_scratch exec;      /* requests and statuses for the engine */
+    char *scratch;              /* bytes for local rotations */
+    size_t scratch_size;
+};
+
+#endif

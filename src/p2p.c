@@ -1,0 +1,26 @@
+#include "p2p.h"
+
+int ftc_p2p_isend(const void *buf, int count, MPI_Datatype type, int peer, int tag,
+                  MPI_Comm comm, MPI_Request *request)
+{
+    return MPI_Isend(buf, count, type, peer, tag, comm, request);
+}
+
+int ftc_p2p_irecv(void *buf, int count, MPI_Datatype type, int peer, int tag,
+                  MPI_Comm comm, MPI_Request *request)
+{
+    return MPI_Irecv(buf, count, type, peer, tag, comm, request);
+}
+
+int ftc_p2p_waitall(int n, MPI_Request *requests, MPI_Status *statuses)
+{
+    return MPI_Waitall(n, requests, statuses);
+}
+
+int ftc_p2p_sendrecv(const void *sendbuf, int sendcount, int dest, void *recvbuf,
+                     int recvcount, int source, MPI_Datatype type, int tag, MPI_Comm comm,
+                     MPI_Status *status)
+{
+    return MPI_Sendrecv(sendbuf, sendcount, type, dest, tag, recvbuf, recvcount, type, source,
+                        tag, comm, status);
+}

@@ -1,0 +1,29 @@
+/* The engine: runs a schedule (schedule.h) over MPI on a buffer of slots. */
+#ifndef FTCOLL_SCHEDULE_EXEC_H
+#define FTCOLL_SCHEDULE_EXEC_H
+
+#include <mpi.h>
+
+#include "buffer.h"
+#include "schedule.h"
+
+/* Per-communicator scratch the engine reuses from call to call. */
+typedef struct {
+    MPI_Request *requests;
+    MPI_Status *statuses;
+    int capacity;
+} ftc_exec_scratch;
+
+void ftc_exec_scratch_free(ftc_exec_scratch *scratch);
+
+/*
+ * Runs every step of `s` on `slots` over `comm` with `tag`: a step posts its
+ * receives, then its sends, then waits for all of them. Every received
+ * message must have exactly the expected size: a shorter one means the ranks
+ * passed different counts or types, and fails with MPI_ERR_TRUNCATE rather
+ * than leaving stale data behind. `what` names the collective in messages.
+ */
+int ftc_schedule_run(const ftc_schedule *s, const ftc_slots *slots, MPI_Comm comm, int tag,
+                     ftc_exec_scratch *scratch, const char *what);
+
+#endif

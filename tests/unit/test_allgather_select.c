@@ -1,0 +1,149 @@
+/*
+ * The decision table against Open MPI's published rules (the seed's nested
+ * conditions, copied below as the oracle), over a grid of process counts and
+ * sizes that hits every threshold and its neighbours; and the fallbacks.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "allgather/algorithms.h"
+
+/* Open MPI 5 coll_tuned allgather_intra_dec_fixed, verbatim in logic. */
+static int open_mpi_rule(int communicator_size, size_t total_dsize)
+{
+    int alg;
+    if (communicator_size == 2) {
+        alg = 6;
+    } else if (communicator_size < 32) {
+        alg = 3;
+    } else if (communicator_size < 64) {
+        if (total_dsize < 1024) alg = 3;
+        else if (total_dsize < 65536) alg = 5;
+        else alg = 4;
+    } else if (communicator_size < 128) {
+        if (total_dsize < 512) alg = 3;
+        else if (total_dsize < 65536) alg = 5;
+        else alg = 4;
+    } else if (communicator_size < 256) {
+        if (total_dsize < 512) alg = 3;
+        else if (total_dsize < 131072) alg = 5;
+        else if (total_dsize < 524288) alg = 4;
+        else if (total_dsize < 1048576) alg = 5;
+        else alg = 4;
+    } else if (communicator_size < 512) {
+        if (total_dsize < 32) alg = 3;
+        else if (total_dsize < 128) alg = 2;
+        else if (total_dsize < 1024) alg = 3;
+        else if (total_dsize < 131072) alg = 5;
+        else if (total_dsize < 524288) alg = 4;
+        else if (total_dsize < 1048576) alg = 5;
+        else alg = 4;
+    } else if (communicator_size < 1024) {
+        if (total_dsize < 64) alg = 3;
+        else if (total_dsize < 256) alg = 2;
+        else if (total_dsize < 2048) alg = 3;
+        else alg = 5;
+    } else if (communicator_size < 2048) {
+        if (total_dsize < 4) alg = 3;
+        else if (total_dsize < 8) alg = 2;
+        else if (total_dsize < 16) alg = 3;
+        else if (total_dsize < 32) alg = 2;
+        else if (total_dsize < 256) alg = 3;
+        else if (total_dsize < 512) alg = 2;
+        else if (total_dsize < 4096) alg = 3;
+        else alg = 5;
+    } else if (communicator_size < 4096) {
+        if (total_dsize < 32) alg = 2;
+        else if (total_dsize < 128) alg = 3;
+        else if (total_dsize < 512) alg = 2;
+        else if (total_dsize < 4096) alg = 3;
+        else alg = 5;
+    } else {
+        if (total_dsize < 2) alg = 3;
+        else if (total_dsize < 8) alg = 2;
+        else if (total_dsize < 16) alg = 3;
+        else if (total_dsize < 512) alg = 2;
+        else if (total_dsize < 4096) alg = 3;
+        else alg = 5;
+    }
+    return alg;
+}
+
+static const int process_counts[] = { 1, 2, 3, 4, 7, 8, 16, 31, 32, 33, 63, 64, 65, 127, 128,
+    129, 255, 256, 257, 511, 512, 513, 1000, 1023, 1024, 1025, 2047, 2048, 2049, 4095, 4096,
+    4097, 10000, 1 << 20 };
+
+static const size_t thresholds[] = { 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 65536,
+    131072, 524288, 1048576 };
+
+static void check(int p, size_t bytes)
+{
+    const int got = ftc_allgather_decide(p, bytes);
+    const int want = open_mpi_rule(p, bytes);
+    if (got != want)
+        fail_msg("p=%d bytes=%zu: table says %d, Open MPI's rule %d", p, bytes, got, want);
+}
+
+static void table_matches_open_mpi(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < sizeof(process_counts) / sizeof(process_counts[0]); i++) {
+        const int p = process_counts[i];
+        check(p, 0);
+        check(p, SIZE_MAX / 2);
+        for (size_t t = 0; t < sizeof(thresholds) / sizeof(thresholds[0]); t++) {
+            check(p, thresholds[t] - 1);
+            check(p, thresholds[t]);
+            check(p, thresholds[t] + 1);
+        }
+        for (size_t bytes = 1; bytes < (1u << 24); bytes = bytes * 3 / 2 + 1)
+            check(p, bytes);
+    }
+}
+
+static void every_process_count_up_to_5000(void **state)
+{
+    (void)state;
+    for (int p = 1; p <= 5000; p++)
+        for (size_t t = 0; t < sizeof(thresholds) / sizeof(thresholds[0]); t++) {
+            check(p, thresholds[t] - 1);
+            check(p, thresholds[t]);
+        }
+}
+
+static void fallbacks_follow_open_mpi(void **state)
+{
+    (void)state;
+    char why[160];
+    assert_int_equal(ftc_allgather_resolve(FTC_ALLGATHER_RECURSIVE_DOUBLING, 6, 64, why, sizeof why),
+                     FTC_ALLGATHER_BRUCK);
+    assert_non_null(strstr(why, "recursive_doubling needs a power-of-two process count (p=6)"));
+    assert_int_equal(ftc_allgather_resolve(FTC_ALLGATHER_NEIGHBOR_EXCHANGE, 7, 64, why, sizeof why),
+                     FTC_ALLGATHER_RING);
+    assert_non_null(strstr(why, "using ring"));
+    /* two_proc beyond 2: the table's choice, and its own fallback after it. */
+    assert_int_equal(ftc_allgather_resolve(FTC_ALLGATHER_TWO_PROC, 6, 64, why, sizeof why),
+                     FTC_ALLGATHER_BRUCK);
+    assert_non_null(strstr(why, "two_proc needs exactly 2 processes (p=6): using recursive_doubling"));
+    assert_non_null(strstr(why, "; recursive_doubling needs"));
+    assert_int_equal(ftc_allgather_resolve(FTC_ALLGATHER_TWO_PROC, 8, 64, why, sizeof why),
+                     FTC_ALLGATHER_RECURSIVE_DOUBLING);
+    /* Nothing to explain when the algorithm serves p. */
+    assert_int_equal(ftc_allgather_resolve(FTC_ALLGATHER_RING, 5, 64, why, sizeof why),
+                     FTC_ALLGATHER_RING);
+    assert_string_equal(why, "");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(table_matches_open_mpi),
+        cmocka_unit_test(every_process_count_up_to_5000),
+        cmocka_unit_test(fallbacks_follow_open_mpi),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
