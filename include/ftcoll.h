@@ -18,6 +18,8 @@
 #ifndef FTCOLL_H
 #define FTCOLL_H
 
+#include <stddef.h>
+
 #include <mpi.h>
 
 #ifdef __cplusplus

@@ -25,9 +25,10 @@ readonly SOURCE_SUITE=trixie
 readonly PREFIX=${FTCOLL_MPI_PREFIX:-$HOME/.cache/ftcoll/openmpi-${OMPI_VERSION}-ulfm}
 readonly JOBS=${FTCOLL_BUILD_JOBS:-$(( $(nproc) + 1 ))}
 
-# Packages to build ftcoll and its tests, and to build/run Open MPI.
+# Packages to build ftcoll and its tests, to build/run Open MPI, and Debian's
+# MPICH, against which the test suite also runs.
 readonly DEBIAN_PACKAGES=(build-essential cmake pkg-config xz-utils ca-certificates
-    libhwloc-dev libevent-dev zlib1g-dev libcmocka-dev valgrind)
+    libhwloc-dev libevent-dev zlib1g-dev libcmocka-dev valgrind mpich libmpich-dev)
 
 say() { printf '[install-mpi] %s\n' "$*" >&2; }
 die() { printf '[install-mpi] error: %s\n' "$*" >&2; exit 1; }

@@ -39,6 +39,8 @@ int ftc_fail_mpi(int code, const char *format, ...)
     int length = 0;
     if (MPI_Error_string(code, mpi_words, &length) != MPI_SUCCESS)
         snprintf(mpi_words, sizeof(mpi_words), "MPI error %d", code);
-    snprintf(last_message + used, sizeof(last_message) - (size_t)used, ": %s", mpi_words);
+    /* Cut MPI's words to the room left: the caller's context matters more. */
+    const size_t room = sizeof(last_message) - (size_t)used;
+    snprintf(last_message + used, room, ": %.*s", (int)(room - 3), mpi_words);
     return code;
 }

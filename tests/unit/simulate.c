@@ -29,12 +29,10 @@ static bool fail(world *w, const char *format, ...)
 
 static int *slot_of(world *w, int rank, int slot) { return &w->slots[rank * w->p + slot]; }
 
-static bool plan_everyone(world *w, ftc_allgather_algorithm alg)
+/* Places every rank's own block, as the engine does before step 0. */
+static bool place_own_blocks(world *w)
 {
     for (int r = 0; r < w->p; r++) {
-        ftc_schedule_init(&w->plans[r], r, w->p);
-        if (!ftc_allgather_build_plan(alg, &w->plans[r]))
-            return fail(w, "rank %d: planning ran out of memory", r);
         const ftc_schedule *s = &w->plans[r];
         if (s->own_slot < 0 || s->own_slot >= w->p
             || ftc_schedule_block_of_slot(s, s->own_slot) != r)
@@ -187,23 +185,40 @@ static bool check_final(world *w)
     return true;
 }
 
-simulation simulate_allgather(ftc_allgather_algorithm alg, int p)
+simulation simulate_schedules(ftc_schedule *plans, int p)
 {
-    world w = { .p = p };
+    world w = { .p = p, .plans = plans };
     w.result.ok = true;
-    w.plans = calloc((size_t)p, sizeof(*w.plans));
     w.slots = malloc(sizeof(int) * (size_t)(p * p));
-    if (!w.plans || !w.slots) {
+    if (!w.slots) {
         fail(&w, "out of memory");
     } else {
         for (int i = 0; i < p * p; i++)
             w.slots[i] = EMPTY;
-        if (plan_everyone(&w, alg) && run_steps(&w))
+        if (place_own_blocks(&w) && run_steps(&w))
             check_final(&w);
-        for (int r = 0; r < p; r++)
-            ftc_schedule_destroy(&w.plans[r]);
     }
-    free(w.plans);
     free(w.slots);
     return w.result;
+}
+
+simulation simulate_allgather(ftc_allgather_algorithm alg, int p)
+{
+    simulation result = { .ok = false, .why = "out of memory" };
+    ftc_schedule *plans = calloc((size_t)p, sizeof(*plans));
+    if (!plans)
+        return result;
+    bool planned = true;
+    for (int r = 0; r < p; r++) {
+        ftc_schedule_init(&plans[r], r, p);
+        planned = ftc_allgather_build_plan(alg, &plans[r]) && planned;
+    }
+    if (planned)
+        result = simulate_schedules(plans, p);
+    else
+        snprintf(result.why, sizeof(result.why), "planning ran out of memory");
+    for (int r = 0; r < p; r++)
+        ftc_schedule_destroy(&plans[r]);
+    free(plans);
+    return result;
 }

@@ -9,6 +9,7 @@
 #include <stdbool.h>
 
 #include "ftcoll.h"
+#include "schedule.h"
 
 typedef struct {
     bool ok;
@@ -19,6 +20,10 @@ typedef struct {
     bool rewrites_own_block; /* some rank's plan declares it */
 } simulation;
 
+/* Plans every rank with `alg` and simulates them. */
 simulation simulate_allgather(ftc_allgather_algorithm alg, int p);
+
+/* Simulates hand-made schedules, one per rank (plans[r] is rank r's). */
+simulation simulate_schedules(ftc_schedule *plans, int p);
 
 #endif

@@ -1,0 +1,65 @@
+# ftcoll — two commands do all set-up on a fresh Debian 12 machine:
+#
+#   make test   installs what is missing, builds, runs the whole test suite
+#               (Debian's MPICH first, then ULFM Open MPI: unit, MPI,
+#               sanitizer and valgrind tests), ending with ctest's summary
+#   make run    installs what is missing, builds, runs the main job: the
+#               allgather benchmark at $(RANKS) ranks against native Open MPI
+#
+# FTCOLL_MPI_PREFIX picks the ULFM Open MPI (built or unpacked there by
+# scripts/install-mpi.sh if it holds none); FTCOLL_MPI_TARBALL names a prebuilt one.
+SHELL := /bin/bash
+.SHELLFLAGS := -eu -o pipefail -c
+
+FTCOLL_MPI_PREFIX ?= $(HOME)/.cache/ftcoll/openmpi-5.0.7-ulfm
+MPI := $(FTCOLL_MPI_PREFIX)
+export FTCOLL_MPI_PREFIX
+# The ULFM tree is relocatable: these tell it where it lives.
+export OPAL_PREFIX := $(MPI)
+export PRTE_PREFIX := $(MPI)
+export PMIX_PREFIX := $(MPI)
+export LD_LIBRARY_PATH := $(MPI)/lib$(if $(LD_LIBRARY_PATH),:$(LD_LIBRARY_PATH))
+# Open MPI refuses to start as root without these (containers, CI).
+export OMPI_ALLOW_RUN_AS_ROOT := 1
+export OMPI_ALLOW_RUN_AS_ROOT_CONFIRM := 1
+
+BUILD ?= build
+BUILD_MPICH ?= build-mpich
+JOBS ?= $(shell nproc)
+RANKS ?= 8
+
+.PHONY: all deps build build-mpich test test-ulfm test-mpich run clean
+
+all: build
+
+deps:
+	scripts/install-mpi.sh
+
+build: deps
+	cmake -S . -B $(BUILD) -DMPI_C_COMPILER=$(MPI)/bin/mpicc -DMPIEXEC_EXECUTABLE=$(MPI)/bin/mpirun
+	cmake --build $(BUILD) -j$(JOBS)
+
+# The same library and MPI tests against Debian's stock MPICH (no ULFM).
+build-mpich: deps
+	cmake -S . -B $(BUILD_MPICH) -DMPI_C_COMPILER=/usr/bin/mpicc.mpich \
+	  -DMPIEXEC_EXECUTABLE=/usr/bin/mpiexec.mpich \
+	  -DFTCOLL_SANITIZERS=OFF -DFTCOLL_VALGRIND=OFF -DFTCOLL_BUILD_BENCH=OFF
+	cmake --build $(BUILD_MPICH) -j$(JOBS)
+
+test-mpich: build-mpich
+	@echo "== ftcoll on Debian's MPICH: MPI tests =="
+	cd $(BUILD_MPICH) && ctest --output-on-failure -L mpi
+
+test-ulfm: build
+	@echo "== ftcoll on ULFM Open MPI: unit, MPI, sanitizer and valgrind tests =="
+	cd $(BUILD) && ctest --output-on-failure
+
+# MPICH first, so that the output ends with the main suite's summary.
+test: test-mpich
+	$(MAKE) --no-print-directory test-ulfm
+
+run: build
+	scripts/bench-allgather.sh $(RANKS) $(BUILD)/bench/ftcoll-bench
+
+clean:
+	rm -rf $(BUILD) $(BUILD_MPICH)
