@@ -12,9 +12,9 @@
  *  - within a step, the sends from A to B and the receives on B from A are
  *    equal in number, order and size: the engine posts all transfers of a
  *    step, then waits for all of them, so steps never deadlock;
- *  - every slot is written once, except the rank's own slot when the
- *    schedule says rewrites_own_block (the linear broadcast: the block comes
- *    back unchanged, as in Open MPI's);
+ *  - every slot is written once, except when the schedule says
+ *    rewrites_held_blocks: then a slot may receive again the very block it
+ *    holds (linear's broadcast of the whole buffer, as in Open MPI's);
  *  - slot s of rank r's buffer holds block (s + rotation) mod p, where
  *    rotation is 0 for most algorithms and r for Bruck, whose engine rotates
  *    the buffer into block order once all steps are done.
@@ -48,7 +48,7 @@ typedef struct {
     int step_cap;
     int xfer_cap;
     int max_step_xfers; /* most transfers in one step: the engine's request count */
-    bool rewrites_own_block; /* a receive may cover the own slot again (same bytes) */
+    bool rewrites_held_blocks; /* a receive may bring a held block again (same bytes) */
     bool out_of_memory; /* set by a builder call that could not grow the arrays */
 } ftc_schedule;
 

@@ -1,56 +1,70 @@
 /*
  * Allgather, linear: gather every block to rank 0, then broadcast the whole
- * buffer from rank 0 along a binomial tree.
+ * buffer from rank 0 — both along binomial trees, as Open MPI's linear
+ * allgather composes its own gather and broadcast.
  *
- *   p = 5, blocks a..e        gather (one step)         broadcast of [abcde]
- *   0:[a....]  1:[.b...]      1,2,3,4 --block--> 0      step 1:  0 -> 1
- *   2:[..c..]  3:[...d.]      0:[abcde]                 step 2:  0 -> 2, 1 -> 3
- *   4:[....e]                                           step 3:  0 -> 4
+ * In a binomial tree rooted at 0 the subtree of rank r is the contiguous run
+ * of ranks [r, r + lowbit(r)), so every tree edge carries one message.
  *
- * Cost: (p - 1 + ceil(log2 p)) alpha + (p - 1 + p ceil(log2 p)) n beta
- *       (n: bytes of one block). Rank 0 is a hot spot in both phases.
- * Why pick it: it is the reference — simple enough to trust, and for tiny
- * messages on few processes its handful of steps costs little. It is never
- * chosen by the decision table.
+ *   p = 6, blocks a..f         gather                   broadcast of [abcdef]
+ *   step 0   1->0 [b]  3->2 [d]  5->4 [f]       step 3   0->4
+ *   step 1   2->0 [cd]                          step 4   0->2
+ *   step 2   4->0 [ef]  (0 holds [abcdef])      step 5   0->1  2->3  4->5
+ *
+ * Cost: 2 ceil(log2 p) alpha + ((p/2) log2 p + p (p - 1)) n beta
+ *       (n: bytes of one block; the broadcast moves the whole buffer).
+ * Why pick it: it is the reference — simple enough to trust, and with tiny
+ * messages on few processes its steps cost little. The decision table never
+ * chooses it.
  */
 #include "algorithms.h"
 
-/* Step 0: everyone sends its block to rank 0, which receives them all. */
-static void plan_gather_to_zero(ftc_schedule *s)
+static int lowest_bit(int r) { return r & -r; }
+
+/*
+ * Steps 0..L-1 (L = ceil(log2 p)): at step j, a rank r whose lowest set bit
+ * is 2^j sends its subtree [r, r + 2^j) to r - 2^j, which receives it behind
+ * its own subtree.
+ */
+static void plan_binomial_gather_to_zero(ftc_schedule *s)
 {
-    ftc_schedule_step(s);
-    if (s->rank != 0) {
-        ftc_schedule_send(s, 0, s->rank, 1);
-        return;
+    const int p = s->size, r = s->rank;
+    for (int reach = 1; reach < p; reach <<= 1) {
+        ftc_schedule_step(s);
+        if (r != 0 && lowest_bit(r) == reach) {
+            const int end = r + reach < p ? r + reach : p;
+            ftc_schedule_send(s, r - reach, r, end - r);
+        } else if ((r == 0 || lowest_bit(r) > reach) && r + reach < p) {
+            const int child = r + reach, end = child + reach < p ? child + reach : p;
+            ftc_schedule_recv(s, child, child, end - child);
+        }
     }
-    for (int peer = 1; peer < s->size; peer++)
-        ftc_schedule_recv(s, peer, peer, 1);
 }
 
 /*
- * Steps 1..ceil(log2 p): a rank that holds the buffer after step k
- * (rank < 2^k) sends it to rank + 2^k; rank r receives it in the step
- * k = floor(log2 r) from r - 2^k.
+ * Steps L..2L-1: the same tree, walked down from the largest distance: at
+ * step k a rank that holds the buffer (r a multiple of 2 x distance) sends it
+ * to r + distance.
  */
 static void plan_binomial_broadcast_from_zero(ftc_schedule *s)
 {
     const int p = s->size, r = s->rank;
-    for (int k = 0, reach = 1; reach < p; k++, reach <<= 1) {
+    for (int distance = 1 << (ftc_ceil_log2(p) - 1); distance >= 1; distance >>= 1) {
         ftc_schedule_step(s);
-        if (r < reach && r + reach < p)
-            ftc_schedule_send(s, r + reach, 0, p);
-        else if (r >= reach && r < 2 * reach)
-            ftc_schedule_recv(s, r - reach, 0, p);
+        if (r % (2 * distance) == 0 && r + distance < p)
+            ftc_schedule_send(s, r + distance, 0, p);
+        else if (r % (2 * distance) == distance)
+            ftc_schedule_recv(s, r - distance, 0, p);
     }
 }
 
 bool ftc_allgather_plan_linear(ftc_schedule *s)
 {
-    /* The broadcast carries the whole buffer, this rank's block included:
-     * one message per tree edge beats two that skip it. */
-    s->rewrites_own_block = true;
+    /* The broadcast carries the whole buffer, the blocks this rank gathered
+     * included: one message per tree edge beats several that skip them. */
+    s->rewrites_held_blocks = true;
     if (s->size > 1) {
-        plan_gather_to_zero(s);
+        plan_binomial_gather_to_zero(s);
         plan_binomial_broadcast_from_zero(s);
     }
     return ftc_schedule_ok(s);

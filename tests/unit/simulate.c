@@ -38,7 +38,7 @@ static bool place_own_blocks(world *w)
             || ftc_schedule_block_of_slot(s, s->own_slot) != r)
             return fail(w, "rank %d: own block is not in slot %d", r, s->own_slot);
         *slot_of(w, r, s->own_slot) = r;
-        w->result.rewrites_own_block |= s->rewrites_own_block;
+        w->result.rewrites_held_blocks |= s->rewrites_held_blocks;
         if (s->nsteps > w->result.steps)
             w->result.steps = s->nsteps;
     }
@@ -143,11 +143,9 @@ static bool deliver(world *w, int step, const int *incoming)
     for (int i = 0; i < w->p * w->p; i++) {
         if (incoming[i] == EMPTY)
             continue;
-        const int rank = i / w->p, slot = i % w->p;
-        const ftc_schedule *s = &w->plans[rank];
-        const bool own_block_again = s->rewrites_own_block && slot == s->own_slot
-                                     && incoming[i] == w->slots[i];
-        if (w->slots[i] != EMPTY && !own_block_again)
+        const bool same_block_again = w->plans[i / w->p].rewrites_held_blocks
+                                      && incoming[i] == w->slots[i];
+        if (w->slots[i] != EMPTY && !same_block_again)
             return fail(w, "step %d: rank %d receives block %d twice (slot %d)", step, i / w->p,
                         incoming[i], i % w->p);
         w->slots[i] = incoming[i];

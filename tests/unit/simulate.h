@@ -17,7 +17,7 @@ typedef struct {
     int steps;          /* most steps any rank has */
     long messages;      /* total messages sent by all ranks */
     long blocks_moved;  /* total blocks sent by all ranks */
-    bool rewrites_own_block; /* some rank's plan declares it */
+    bool rewrites_held_blocks; /* some rank's plan declares it */
 } simulation;
 
 /* Plans every rank with `alg` and simulates them. */
