@@ -101,9 +101,9 @@ typedef struct {
 
 int ftc_allgather_last_choice(ftc_comm_t comm, ftc_allgather_choice *out);
 
-/* The algorithm the decision table picks for p processes and `total_bytes`
- * (bytes gathered by each rank: p * recvcount * size of recvtype). */
-ftc_allgather_algorithm ftc_allgather_decide(int p, size_t total_bytes);
+/* The algorithm the decision table picks for p processes each contributing
+ * `block_bytes` (recvcount x size of recvtype), as Open MPI 5 decides. */
+ftc_allgather_algorithm ftc_allgather_decide(int p, size_t block_bytes);
 
 #ifdef __cplusplus
 }

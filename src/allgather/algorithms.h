@@ -39,13 +39,13 @@ const ftc_allgather_info *ftc_allgather_info_of(ftc_allgather_algorithm id);
 
 /*
  * The algorithm that really runs when `selected` is asked for on p processes
- * moving total_bytes: `selected` itself, or Open MPI's fallback for a p it
+ * with blocks of block_bytes: `selected` itself, or Open MPI's fallback for a p it
  * cannot serve (recursive doubling -> bruck, neighbor exchange -> ring,
  * two-proc -> the decision table). When it falls back, `reason` (if not NULL)
  * says why, in words; otherwise it is set to "".
  */
 ftc_allgather_algorithm ftc_allgather_resolve(ftc_allgather_algorithm selected, int p,
-                                              size_t total_bytes, char *reason,
+                                              size_t block_bytes, char *reason,
                                               size_t reason_size);
 
 /* Builds the schedule of `id` (which must serve s->size) into s. */

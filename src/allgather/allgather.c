@@ -149,12 +149,12 @@ static int check_arguments(side *send, side *recv, bool in_place, ftc_comm_t com
 
 /* ---- choice and plan --------------------------------------------------- */
 
-static void choose(ftc_comm_t comm, size_t total_bytes, ftc_allgather_choice *choice)
+static void choose(ftc_comm_t comm, size_t block_bytes, ftc_allgather_choice *choice)
 {
     choice->requested = comm->allgather_forced;
     choice->selected = choice->requested == FTC_ALLGATHER_AUTO
-        ? ftc_allgather_decide(comm->size, total_bytes) : choice->requested;
-    choice->executed = ftc_allgather_resolve(choice->selected, comm->size, total_bytes,
+        ? ftc_allgather_decide(comm->size, block_bytes) : choice->requested;
+    choice->executed = ftc_allgather_resolve(choice->selected, comm->size, block_bytes,
                                              choice->reason, sizeof(choice->reason));
 }
 
@@ -217,7 +217,7 @@ int ftc_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
 
     const size_t block_bytes = (size_t)recv.count * (size_t)recv.type_size;
     ftc_allgather_choice choice;
-    choose(comm, block_bytes * (size_t)comm->size, &choice);
+    choose(comm, block_bytes, &choice);
     log_choice_if_new(comm, &choice);
     comm->allgather_last = choice;
     if (block_bytes == 0)

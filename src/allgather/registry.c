@@ -33,12 +33,12 @@ const ftc_allgather_info *ftc_allgather_info_of(ftc_allgather_algorithm id)
 }
 
 /* Open MPI's replacement for an algorithm that cannot serve p. */
-static ftc_allgather_algorithm fallback_of(ftc_allgather_algorithm id, int p, size_t total_bytes)
+static ftc_allgather_algorithm fallback_of(ftc_allgather_algorithm id, int p, size_t block_bytes)
 {
     switch (id) {
     case FTC_ALLGATHER_RECURSIVE_DOUBLING: return FTC_ALLGATHER_BRUCK;
     case FTC_ALLGATHER_NEIGHBOR_EXCHANGE: return FTC_ALLGATHER_RING;
-    default: return ftc_allgather_decide(p, total_bytes);
+    default: return ftc_allgather_decide(p, block_bytes);
     }
 }
 
@@ -54,7 +54,7 @@ static void explain_fallback(char *reason, size_t reason_size, const ftc_allgath
 }
 
 ftc_allgather_algorithm ftc_allgather_resolve(ftc_allgather_algorithm selected, int p,
-                                              size_t total_bytes, char *reason, size_t reason_size)
+                                              size_t block_bytes, char *reason, size_t reason_size)
 {
     if (reason && reason_size)
         reason[0] = '\0';
@@ -65,7 +65,7 @@ ftc_allgather_algorithm ftc_allgather_resolve(ftc_allgather_algorithm selected, 
         const ftc_allgather_info *info = ftc_allgather_info_of(alg);
         if (info->serves(p))
             break;
-        const ftc_allgather_algorithm next = fallback_of(alg, p, total_bytes);
+        const ftc_allgather_algorithm next = fallback_of(alg, p, block_bytes);
         explain_fallback(reason, reason_size, info, next, p);
         alg = next;
     }

@@ -3,8 +3,15 @@
  * allgather_intra_dec_fixed, 5.0), written as a table.
  *
  * A row covers communicators of fewer than `below_procs` processes; in it
- * the first column whose `below_bytes` exceeds the total bytes gathered
- * (p x block bytes) names the algorithm. Every row ends in an "else" column.
+ * the first column whose `below_bytes` exceeds the block bytes (what one rank
+ * contributes: count x size of its type) names the algorithm. Every row ends
+ * in an "else" column.
+ *
+ * Open MPI names that quantity total_dsize, and descriptions of its rules
+ * call it the total over all processes, but its code computes
+ * dsize x scount: one rank's block. We follow the code, so that both
+ * libraries pick the same algorithm for the same call. (With MPI_IN_PLACE,
+ * Open MPI multiplies by the ignored sendcount; we use recvcount.)
  */
 #include <limits.h>
 #include <stdint.h>
@@ -48,7 +55,7 @@ static const row decision_table[] = {
                         {ELSE, NEIGH}} },
 };
 
-ftc_allgather_algorithm ftc_allgather_decide(int p, size_t total_bytes)
+ftc_allgather_algorithm ftc_allgather_decide(int p, size_t block_bytes)
 {
     const size_t nrows = sizeof(decision_table) / sizeof(decision_table[0]);
     for (size_t i = 0; i < nrows; i++) {
@@ -56,7 +63,7 @@ ftc_allgather_algorithm ftc_allgather_decide(int p, size_t total_bytes)
         if (p >= r->below_procs)
             continue;
         for (const column *c = r->columns;; c++)
-            if (total_bytes < c->below_bytes || c->below_bytes == ELSE)
+            if (block_bytes < c->below_bytes || c->below_bytes == ELSE)
                 return c->algorithm;
     }
     return RDBL; /* unreachable: the last row covers every p */

@@ -24,7 +24,7 @@ static int expected_steps(ftc_allgather_algorithm alg, int p)
     if (p == 1)
         return 0;
     switch (alg) {
-    case FTC_ALLGATHER_LINEAR: return 2 * ceil_log2(p);
+    case FTC_ALLGATHER_LINEAR: return ceil_log2(p) + 1;
     case FTC_ALLGATHER_BRUCK:
     case FTC_ALLGATHER_RECURSIVE_DOUBLING:
     case FTC_ALLGATHER_SPARBIT: return ceil_log2(p);
@@ -40,7 +40,7 @@ static long expected_blocks(ftc_allgather_algorithm alg, int p)
 {
     if (alg == FTC_ALLGATHER_LINEAR) {
         /* Binomial gather: rank r sends its subtree [r, r + lowbit(r)) once;
-         * then the broadcast brings all p blocks to each of the p - 1 others. */
+         * then rank 0 sends all p blocks to each of the p - 1 others. */
         long gathered = 0;
         for (int r = 1; r < p; r++) {
             const int subtree = r & -r;

@@ -12,7 +12,8 @@
 
 #include "allgather/algorithms.h"
 
-/* Open MPI 5 coll_tuned allgather_intra_dec_fixed, verbatim in logic. */
+/* Open MPI 5 coll_tuned allgather_intra_dec_fixed, verbatim in logic.
+ * Its total_dsize is, in Open MPI's code, dsize x scount: one rank's block. */
 static int open_mpi_rule(int communicator_size, size_t total_dsize)
 {
     int alg;
