@@ -39,5 +39,21 @@ if(FTCOLL_MPI_FLAVOR STREQUAL "openmpi")
     list(APPEND FTCOLL_MPIEXEC_FLAGS --with-ft ulfm)
   endif()
 endif()
+# A relocated Open MPI tree (such as the ULFM one scripts/install-mpi.sh
+# unpacks) must be told where it lives; tests get this environment too.
+set(FTCOLL_MPI_RUN_ENV "")
+get_filename_component(FTCOLL_MPI_PREFIX_DIR "${MPIEXEC_EXECUTABLE}" DIRECTORY)
+get_filename_component(FTCOLL_MPI_PREFIX_DIR "${FTCOLL_MPI_PREFIX_DIR}" DIRECTORY)
+if(FTCOLL_MPI_FLAVOR STREQUAL "openmpi" AND NOT FTCOLL_MPI_PREFIX_DIR STREQUAL "/usr"
+   AND EXISTS "${FTCOLL_MPI_PREFIX_DIR}/lib")
+  set(library_path ${FTCOLL_MPI_PREFIX_DIR}/lib)
+  if(DEFINED ENV{LD_LIBRARY_PATH} AND NOT "$ENV{LD_LIBRARY_PATH}" STREQUAL "")
+    string(APPEND library_path ":$ENV{LD_LIBRARY_PATH}")
+  endif()
+  set(FTCOLL_MPI_RUN_ENV
+      OPAL_PREFIX=${FTCOLL_MPI_PREFIX_DIR} PRTE_PREFIX=${FTCOLL_MPI_PREFIX_DIR}
+      PMIX_PREFIX=${FTCOLL_MPI_PREFIX_DIR} LD_LIBRARY_PATH=${library_path})
+endif()
+
 message(STATUS "ftcoll: MPI ${FTCOLL_MPI_FLAVOR}, ULFM ${FTCOLL_HAVE_ULFM}, "
                "launcher ${FTCOLL_MPIEXEC} ${FTCOLL_MPIEXEC_FLAGS}")

@@ -34,7 +34,7 @@ static int ensure_scratch(char **scratch, size_t *scratch_size, size_t need)
 }
 
 int ftc_typed_copy(const void *src, int scount, MPI_Datatype stype, bool scontiguous,
-                   void *dst, int rcount, MPI_Datatype rtype, bool rcontiguous)
+                   void *dst, int rcount, MPI_Datatype rtype, bool rcontiguous, MPI_Comm comm)
 {
     int size;
     int rc = MPI_Type_size(rtype, &size);
@@ -49,17 +49,17 @@ int ftc_typed_copy(const void *src, int scount, MPI_Datatype stype, bool scontig
     }
     /* Through MPI's packed form: it walks both layouts and leaves gaps alone. */
     int packed_size;
-    rc = MPI_Pack_size(scount, stype, MPI_COMM_SELF, &packed_size);
+    rc = MPI_Pack_size(scount, stype, comm, &packed_size);
     if (rc != MPI_SUCCESS)
         return ftc_fail_mpi(rc, "cannot size a packed copy");
     char *packed = malloc(packed_size > 0 ? (size_t)packed_size : 1);
     if (!packed)
         return ftc_fail(MPI_ERR_NO_MEM, "cannot allocate %d bytes to copy a block", packed_size);
     int position = 0;
-    rc = MPI_Pack(src, scount, stype, packed, packed_size, &position, MPI_COMM_SELF);
+    rc = MPI_Pack(src, scount, stype, packed, packed_size, &position, comm);
     if (rc == MPI_SUCCESS) {
         int in = 0;
-        rc = MPI_Unpack(packed, position, &in, dst, rcount, rtype, MPI_COMM_SELF);
+        rc = MPI_Unpack(packed, position, &in, dst, rcount, rtype, comm);
     }
     free(packed);
     return rc == MPI_SUCCESS ? MPI_SUCCESS : ftc_fail_mpi(rc, "local block copy failed");
@@ -83,10 +83,10 @@ static int rotate_contiguous(const ftc_slots *slots, int p, int rotation, char *
 
 /* Slots with gaps: pack everything, unpack the two halves to their places. */
 static int rotate_typed(const ftc_slots *slots, int p, int rotation, char **scratch,
-                        size_t *scratch_size)
+                        size_t *scratch_size, MPI_Comm comm)
 {
     int packed_size;
-    int rc = MPI_Pack_size(p * slots->count, slots->type, MPI_COMM_SELF, &packed_size);
+    int rc = MPI_Pack_size(p * slots->count, slots->type, comm, &packed_size);
     if (rc != MPI_SUCCESS)
         return ftc_fail_mpi(rc, "cannot size the rotation buffer");
     rc = ensure_scratch(scratch, scratch_size, (size_t)packed_size);
@@ -94,22 +94,22 @@ static int rotate_typed(const ftc_slots *slots, int p, int rotation, char **scra
         return rc;
     int position = 0;
     rc = MPI_Pack(slots->base, p * slots->count, slots->type, *scratch, packed_size, &position,
-                  MPI_COMM_SELF);
+                  comm);
     int in = 0;
     if (rc == MPI_SUCCESS)
         rc = MPI_Unpack(*scratch, position, &in, ftc_slot(slots, rotation),
-                        (p - rotation) * slots->count, slots->type, MPI_COMM_SELF);
+                        (p - rotation) * slots->count, slots->type, comm);
     if (rc == MPI_SUCCESS)
         rc = MPI_Unpack(*scratch, position, &in, slots->base, rotation * slots->count,
-                        slots->type, MPI_COMM_SELF);
+                        slots->type, comm);
     return rc == MPI_SUCCESS ? MPI_SUCCESS : ftc_fail_mpi(rc, "rotating the receive buffer failed");
 }
 
 int ftc_rotate_slots(const ftc_slots *slots, int p, int rotation, char **scratch,
-                     size_t *scratch_size)
+                     size_t *scratch_size, MPI_Comm comm)
 {
     if (rotation == 0 || slots->slot_bytes == 0)
         return MPI_SUCCESS;
     return slots->contiguous ? rotate_contiguous(slots, p, rotation, scratch, scratch_size)
-                             : rotate_typed(slots, p, rotation, scratch, scratch_size);
+                             : rotate_typed(slots, p, rotation, scratch, scratch_size, comm);
 }

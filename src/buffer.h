@@ -25,14 +25,18 @@ static inline char *ftc_slot(const ftc_slots *s, int i)
 /* True when `type` is dense: no gaps, lower bound 0, extent == size. */
 int ftc_type_is_contiguous(MPI_Datatype type, bool *contiguous);
 
-/* Copies `scount` x `stype` at src into `rcount` x `rtype` at dst; the two
- * must have the same type signature. Gaps of the destination type are kept. */
+/*
+ * Copies `scount` x `stype` at src into `rcount` x `rtype` at dst; the two
+ * must have the same type signature. Gaps of the destination type are kept.
+ * `comm` is only where MPI reports packing errors: pass ftcoll's private
+ * communicator, whose handler returns them (MPI_COMM_SELF's would abort).
+ */
 int ftc_typed_copy(const void *src, int scount, MPI_Datatype stype, bool scontiguous,
-                   void *dst, int rcount, MPI_Datatype rtype, bool rcontiguous);
+                   void *dst, int rcount, MPI_Datatype rtype, bool rcontiguous, MPI_Comm comm);
 
 /* Moves slot j to slot (j + rotation) mod p, for j in 0..p-1. `scratch` is
- * grown as needed (free it with free()). */
+ * grown as needed (free it with free()); `comm` as for ftc_typed_copy. */
 int ftc_rotate_slots(const ftc_slots *slots, int p, int rotation, char **scratch,
-                     size_t *scratch_size);
+                     size_t *scratch_size, MPI_Comm comm);
 
 #endif

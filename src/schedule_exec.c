@@ -1,8 +1,10 @@
 #include "schedule_exec.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "error.h"
+#include "ftcoll.h"
 #include "p2p.h"
 
 void ftc_exec_scratch_free(ftc_exec_scratch *scratch)
@@ -69,21 +71,33 @@ static int failed_step(int rc, const ftc_xfer *xfers, int n, MPI_Status *statuse
     return ftc_fail_mpi(rc, "%s step %d failed", what, step);
 }
 
+/* Posts every transfer of a step; one that cannot be posted is left out
+ * (a null request) and reported, the others still go. */
+static int post_step(const ftc_xfer *xfers, int n, const ftc_slots *slots, MPI_Comm comm,
+                     int tag, MPI_Request *requests, int step, const char *what)
+{
+    int first_error = MPI_SUCCESS;
+    for (int i = 0; i < n; i++) {
+        int rc = post(&xfers[i], slots, comm, tag, &requests[i]);
+        if (rc == MPI_SUCCESS)
+            continue;
+        requests[i] = MPI_REQUEST_NULL;
+        if (first_error == MPI_SUCCESS)
+            first_error = ftc_fail_mpi(rc, "%s step %d: posting a transfer with rank %d failed",
+                                       what, step, xfers[i].peer);
+    }
+    return first_error;
+}
+
 static int run_step(const ftc_schedule *s, int step, const ftc_slots *slots, MPI_Comm comm,
                     int tag, ftc_exec_scratch *scratch, const char *what)
 {
     const ftc_xfer *xfers = ftc_schedule_step_xfers(s, step);
     const int n = ftc_schedule_step_size(s, step);
-    for (int i = 0; i < n; i++) {
-        int rc = post(&xfers[i], slots, comm, tag, &scratch->requests[i]);
-        if (rc != MPI_SUCCESS) {
-            /* Let what was already posted finish before reporting. */
-            ftc_p2p_waitall(i, scratch->requests, MPI_STATUSES_IGNORE);
-            return ftc_fail_mpi(rc, "%s step %d: posting a transfer with rank %d failed", what,
-                                step, xfers[i].peer);
-        }
-    }
+    const int posted = post_step(xfers, n, slots, comm, tag, scratch->requests, step, what);
     int rc = ftc_p2p_waitall(n, scratch->requests, scratch->statuses);
+    if (posted != MPI_SUCCESS)
+        return posted;
     if (rc != MPI_SUCCESS)
         return failed_step(rc, xfers, n, scratch->statuses, step, what);
     for (int i = 0; i < n; i++) {
@@ -96,11 +110,26 @@ static int run_step(const ftc_schedule *s, int step, const ftc_slots *slots, MPI
     return MPI_SUCCESS;
 }
 
+/*
+ * A failed step does not stop the schedule: the peers still expect this
+ * rank's later messages (and send it theirs), so stopping here would leave
+ * them waiting forever. Every step runs; the first error is returned, with
+ * its message.
+ */
 int ftc_schedule_run(const ftc_schedule *s, const ftc_slots *slots, MPI_Comm comm, int tag,
                      ftc_exec_scratch *scratch, const char *what)
 {
     int rc = reserve(scratch, s->max_step_xfers);
-    for (int step = 0; rc == MPI_SUCCESS && step < s->nsteps; step++)
+    if (rc != MPI_SUCCESS)
+        return rc;
+    int first_error = MPI_SUCCESS;
+    char first_message[512] = "";
+    for (int step = 0; step < s->nsteps; step++) {
         rc = run_step(s, step, slots, comm, tag, scratch, what);
-    return rc;
+        if (rc != MPI_SUCCESS && first_error == MPI_SUCCESS) {
+            first_error = rc;
+            snprintf(first_message, sizeof(first_message), "%s", ftc_error_message());
+        }
+    }
+    return first_error == MPI_SUCCESS ? MPI_SUCCESS : ftc_fail(first_error, "%s", first_message);
 }

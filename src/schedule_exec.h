@@ -18,7 +18,9 @@ void ftc_exec_scratch_free(ftc_exec_scratch *scratch);
 
 /*
  * Runs every step of `s` on `slots` over `comm` with `tag`: a step posts its
- * transfers in the planned order, then waits for all of them. Every received
+ * transfers in the planned order, then waits for all of them. A failed step
+ * does not stop the run (peers still wait for this rank's later messages);
+ * the first error is returned. Every received
  * message must have exactly the expected size: a shorter one means the ranks
  * passed different counts or types, and fails with MPI_ERR_TRUNCATE rather
  * than leaving stale data behind. `what` names the collective in messages.

@@ -1,0 +1,63 @@
+/*
+ * ftcoll-bench: measures ftcoll's collectives against the MPI library's own.
+ *
+ *     mpirun -n 8 ftcoll-bench allgather [options]    (see: allgather --help)
+ *     ftcoll-bench --help
+ *
+ * Each collective is a subcommand in the table below; adding one (allreduce,
+ * guard, ...) means writing its bench_<name>_main and adding a row.
+ * Exit status: 0 done, 1 a call failed or gave a wrong result, 2 bad usage.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "bench.h"
+#include "ftcoll.h"
+
+static const bench_subcommand subcommands[] = {
+    { "allgather", "ftc_allgather vs MPI_Allgather, per algorithm and block size",
+      bench_allgather_main },
+};
+
+enum { SUBCOMMAND_COUNT = sizeof(subcommands) / sizeof(subcommands[0]) };
+
+static void print_usage(FILE *out)
+{
+    fprintf(out,
+            "ftcoll-bench %d.%d.%d: ftcoll's collectives against the MPI library's\n\n"
+            "Usage: mpirun -n RANKS ftcoll-bench SUBCOMMAND [OPTIONS]\n"
+            "       ftcoll-bench SUBCOMMAND --help\n\n"
+            "Subcommands:\n",
+            FTCOLL_VERSION_MAJOR, FTCOLL_VERSION_MINOR, FTCOLL_VERSION_PATCH);
+    for (int i = 0; i < SUBCOMMAND_COUNT; i++)
+        fprintf(out, "  %-12s %s\n", subcommands[i].name, subcommands[i].summary);
+    fprintf(out, "\nExit status: 0 done, 1 a call failed or gave a wrong result, 2 bad usage.\n");
+}
+
+static const bench_subcommand *find_subcommand(const char *name)
+{
+    for (int i = 0; i < SUBCOMMAND_COUNT; i++)
+        if (strcmp(subcommands[i].name, name) == 0)
+            return &subcommands[i];
+    return NULL;
+}
+
+static bool asks_for_help(const char *arg)
+{
+    return strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0 || strcmp(arg, "help") == 0;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2)
+        return bench_usage_error(NULL, "no subcommand given");
+    if (asks_for_help(argv[1])) {
+        if (bench_is_first_process())
+            print_usage(stdout);
+        return BENCH_OK;
+    }
+    const bench_subcommand *subcommand = find_subcommand(argv[1]);
+    if (!subcommand)
+        return bench_usage_error(NULL, "unknown subcommand \"%s\"", argv[1]);
+    return subcommand->run(argc - 1, argv + 1);
+}

@@ -1,0 +1,184 @@
+# MPI tests: correctness of ftc_allgather at many process counts, error
+# handling, FTCOLL_* environment settings. Included from tests/CMakeLists.txt.
+#
+# Labels: mpi (plain build), asan (same programs with ASan+UBSan, when
+# FTCOLL_SANITIZERS), valgrind (one reduced run, when FTCOLL_VALGRIND finds
+# valgrind). Every test has a TIMEOUT, so a hang fails instead of blocking ctest.
+set(FTCOLL_MPI_TEST_DIR ${CMAKE_CURRENT_LIST_DIR})
+set(FTCOLL_MPI_TEST_TIMEOUT 120)
+set(FTCOLL_MPI_TEST_PROCS 1 2 3 4 5 6 7 8 9 10 11 12 16)
+# MPICH (ch4) polls without yielding: oversubscribed on two cores each message
+# costs milliseconds, so its suite keeps one of each kind of process count
+# (1, 2, odd, even non-power of two, powers of two) and stays near 90 s.
+if(FTCOLL_MPI_FLAVOR STREQUAL "mpich")
+  set(FTCOLL_MPI_TEST_PROCS 1 2 3 4 5 8)
+endif()
+# Under ASan every process runs about three times slower: powers of two, their
+# neighbours and the largest count still reach every algorithm and fallback;
+# the large cases stop at 8 processes.
+set(FTCOLL_ASAN_TEST_PROCS 1 2 3 4 5 7 8 16)
+set(FTCOLL_ASAN_LARGE_MAX_PROCS 8)
+# The 1 MiB-per-rank cases move p x (p - 1) MiB per call and every rank checks
+# p MiB: on a slow machine lower this; larger p then run without them (the
+# small counts still cover every code path).
+set(FTCOLL_MPI_LARGE_MAX_PROCS 16 CACHE STRING
+  "Largest process count that runs the 1 MiB-per-rank allgather cases")
+
+if(MPIEXEC_NUMPROC_FLAG)
+  set(FTCOLL_NUMPROC_FLAG ${MPIEXEC_NUMPROC_FLAG})
+else()
+  set(FTCOLL_NUMPROC_FLAG -n)
+endif()
+
+# A user's FTCOLL_* settings must not change what the tests check: empty
+# values mean "unset" to ftc_comm_create.
+set(FTCOLL_MPI_TEST_ENV ${FTCOLL_TEST_ENV} FTCOLL_ALLGATHER_ALGORITHM= FTCOLL_VERBOSE=)
+
+# ftcoll_mpi_program(<target> <source> <library> [SANITIZED])
+function(ftcoll_mpi_program target source library)
+  cmake_parse_arguments(ARG "SANITIZED" "" "" ${ARGN})
+  add_executable(${target} ${FTCOLL_MPI_TEST_DIR}/${source})
+  target_link_libraries(${target} PRIVATE ${library})
+  target_compile_options(${target} PRIVATE ${FTCOLL_WARNINGS})
+  if(ARG_SANITIZED)
+    target_compile_options(${target} PRIVATE ${FTCOLL_SANITIZE_FLAGS})
+  endif()
+endfunction()
+
+# Open MPI 5 started with --with-ft ulfm can exit 0 after a rank crashed or
+# called MPI_Abort, so a test passes only if rank 0 printed its success line
+# (PASS_REGULAR_EXPRESSION) and nothing printed a failure or crash marker.
+set(FTCOLL_MPI_FAILURE_MARKERS
+  "MISMATCH" "FAIL" "Process received signal" "MPI_ABORT was invoked" "exited on signal"
+  "AddressSanitizer" "LeakSanitizer" "runtime error:" "ERROR SUMMARY: [1-9]")
+
+# ftcoll_mpi_test(<name> <procs> <target> EXPECT <regex> [LABEL l] [ENV VAR=val...]
+#                 [ARGS args...] [LAUNCH_WRAPPER cmd...])
+function(ftcoll_mpi_test name procs target)
+  cmake_parse_arguments(ARG "" "LABEL;EXPECT" "ENV;ARGS;LAUNCH_WRAPPER" ${ARGN})
+  if(NOT ARG_LABEL)
+    set(ARG_LABEL mpi)
+  endif()
+  if(ARG_LABEL STREQUAL "asan")
+    list(APPEND ARG_ENV ${FTCOLL_ASAN_ENV})
+  endif()
+  add_test(NAME ${name}
+    COMMAND ${FTCOLL_MPIEXEC} ${FTCOLL_MPIEXEC_FLAGS} ${FTCOLL_NUMPROC_FLAG} ${procs}
+            ${MPIEXEC_PREFLAGS} ${ARG_LAUNCH_WRAPPER} $<TARGET_FILE:${target}>
+            ${MPIEXEC_POSTFLAGS} ${ARG_ARGS})
+  set_tests_properties(${name} PROPERTIES
+    LABELS ${ARG_LABEL}
+    TIMEOUT ${FTCOLL_MPI_TEST_TIMEOUT}
+    PROCESSORS ${procs}
+    PASS_REGULAR_EXPRESSION "${ARG_EXPECT}"
+    FAIL_REGULAR_EXPRESSION "${FTCOLL_MPI_FAILURE_MARKERS}"
+    ENVIRONMENT "${FTCOLL_MPI_TEST_ENV};${ARG_ENV}")
+endfunction()
+
+# Two-digit process counts keep `ctest -R` and the listing in order.
+function(ftcoll_procs_suffix procs out)
+  if(procs LESS 10)
+    set(${out} p0${procs} PARENT_SCOPE)
+  else()
+    set(${out} p${procs} PARENT_SCOPE)
+  endif()
+endfunction()
+
+# The success lines the programs print on rank 0.
+set(FTCOLL_ALLGATHER_OK "allgather p=[0-9]+: [0-9]+ cases, all elements checked")
+set(FTCOLL_ERRORS_OK "errors p=[0-9]+: all checks passed")
+set(FTCOLL_ENV_OK "as expected on every rank")
+
+# ftcoll_allgather_tests(<prefix> <target> <label> <large_max_procs> <procs...>):
+# one test per process count; the large cases up to large_max_procs.
+function(ftcoll_allgather_tests prefix target label large_max_procs)
+  foreach(procs IN LISTS ARGN)
+    ftcoll_procs_suffix(${procs} suffix)
+    set(args "")
+    if(procs GREATER large_max_procs)
+      set(args --large 0)
+    endif()
+    ftcoll_mpi_test(${prefix}.allgather.${suffix} ${procs} ${target} LABEL ${label}
+                    EXPECT "${FTCOLL_ALLGATHER_OK}" ARGS ${args})
+  endforeach()
+endfunction()
+
+function(ftcoll_error_tests prefix target label)
+  foreach(procs 1 2 4)
+    ftcoll_procs_suffix(${procs} suffix)
+    ftcoll_mpi_test(${prefix}.errors.${suffix} ${procs} ${target} LABEL ${label}
+                    EXPECT "${FTCOLL_ERRORS_OK}")
+  endforeach()
+endfunction()
+
+# FTCOLL_* variables as ftc_comm_create reads them. A bad value must fail on
+# every rank with MPI_ERR_ARG and a message naming the variable, the value
+# and the valid values (the words after the variable).
+function(ftcoll_env_tests prefix target label)
+  set(algorithms auto linear bruck recursive_doubling ring neighbor_exchange two_proc sparbit)
+  ftcoll_mpi_test(${prefix}.env.algorithm_ring 3 ${target} LABEL ${label}
+    EXPECT "${FTCOLL_ENV_OK}" ENV FTCOLL_ALLGATHER_ALGORITHM=ring
+    ARGS --expect-algorithm ring)
+  ftcoll_mpi_test(${prefix}.env.algorithm_number 2 ${target} LABEL ${label}
+    EXPECT "${FTCOLL_ENV_OK}" ENV FTCOLL_ALLGATHER_ALGORITHM=7
+    ARGS --expect-algorithm sparbit)
+  ftcoll_mpi_test(${prefix}.env.algorithm_bogus 3 ${target} LABEL ${label}
+    EXPECT "${FTCOLL_ENV_OK}" ENV FTCOLL_ALLGATHER_ALGORITHM=bogus
+    ARGS --expect-rejected FTCOLL_ALLGATHER_ALGORITHM ${algorithms})
+  ftcoll_mpi_test(${prefix}.env.verbose_bogus 3 ${target} LABEL ${label}
+    EXPECT "${FTCOLL_ENV_OK}" ENV FTCOLL_VERBOSE=7
+    ARGS --expect-rejected FTCOLL_VERBOSE 0 1)
+  ftcoll_mpi_test(${prefix}.env.verbose_on 2 ${target} LABEL ${label}
+    EXPECT "${FTCOLL_ENV_OK}" ENV FTCOLL_VERBOSE=1
+    ARGS --expect-algorithm auto)
+endfunction()
+
+# --- plain build (label mpi) --------------------------------------------------------
+ftcoll_mpi_program(mpi_test_allgather test_allgather.c ftcoll_static)
+ftcoll_mpi_program(mpi_test_errors test_errors.c ftcoll_static)
+ftcoll_mpi_program(mpi_test_env test_env.c ftcoll_static)
+ftcoll_allgather_tests(mpi mpi_test_allgather mpi ${FTCOLL_MPI_LARGE_MAX_PROCS}
+                       ${FTCOLL_MPI_TEST_PROCS})
+ftcoll_error_tests(mpi mpi_test_errors mpi)
+ftcoll_env_tests(mpi mpi_test_env mpi)
+
+# --- ASan + UBSan (label asan) ------------------------------------------------------
+# The same programs, compiled with the sanitizers and linked with ftcoll_asan.
+# Leaks inside Open MPI and its runtime libraries are suppressed
+# (tests/mpi/lsan.supp); a leak in ftcoll or in the tests is an error.
+if(FTCOLL_SANITIZERS)
+  # fast_unwind_on_malloc=0: Open MPI's leaks go through libc's vasprintf,
+  # which the fast unwinder cannot walk past, so without it lsan.supp would
+  # not see the Open MPI frames of those stacks.
+  set(FTCOLL_ASAN_ENV
+    "ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:detect_stack_use_after_return=1:fast_unwind_on_malloc=0"
+    "LSAN_OPTIONS=suppressions=${FTCOLL_MPI_TEST_DIR}/lsan.supp:print_suppressions=0"
+    "UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1")
+  ftcoll_mpi_program(asan_test_allgather test_allgather.c ftcoll_asan SANITIZED)
+  ftcoll_mpi_program(asan_test_errors test_errors.c ftcoll_asan SANITIZED)
+  ftcoll_mpi_program(asan_test_env test_env.c ftcoll_asan SANITIZED)
+  ftcoll_allgather_tests(asan asan_test_allgather asan ${FTCOLL_ASAN_LARGE_MAX_PROCS}
+                         ${FTCOLL_ASAN_TEST_PROCS})
+  ftcoll_error_tests(asan asan_test_errors asan)
+  ftcoll_env_tests(asan asan_test_env asan)
+endif()
+
+# --- valgrind (label valgrind) ------------------------------------------------------
+# One allgather run with every rank under memcheck, its large cases cut to
+# 64 KiB per rank (still past the eager limit: rendezvous transfers). Errors
+# and definite leaks outside the suppressed MPI internals fail it;
+# tests/mpi/valgrind.supp says what is suppressed and why.
+if(FTCOLL_VALGRIND AND VALGRIND)
+  get_filename_component(ftcoll_mpi_bin "${FTCOLL_MPIEXEC}" DIRECTORY)
+  set(ftcoll_ompi_supp "${ftcoll_mpi_bin}/../share/openmpi/openmpi-valgrind.supp")
+  set(ftcoll_supp_args --suppressions=${FTCOLL_MPI_TEST_DIR}/valgrind.supp)
+  if(EXISTS "${ftcoll_ompi_supp}")
+    list(APPEND ftcoll_supp_args --suppressions=${ftcoll_ompi_supp})
+  endif()
+  ftcoll_mpi_test(valgrind.allgather.p03 3 mpi_test_allgather LABEL valgrind
+    EXPECT "${FTCOLL_ALLGATHER_OK}"
+    LAUNCH_WRAPPER ${VALGRIND} --error-exitcode=99 --leak-check=full
+                   --errors-for-leak-kinds=definite --show-leak-kinds=definite
+                   --num-callers=40 ${ftcoll_supp_args}
+    ARGS --large 65536)
+endif()

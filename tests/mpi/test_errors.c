@@ -1,0 +1,447 @@
+/*
+ * Bad input to the public API: the right MPI error class, a message in words
+ * (ftc_error_message), never a crash or a hang. Run at p = 1, 2, 4.
+ *
+ * Argument errors are found before any communication, so every rank checks
+ * them on its own. The one communicating error — ranks passing different
+ * counts — is checked for every algorithm: the call must return on every
+ * rank (see check_cross_rank_count_mismatch).
+ *
+ * Exit status 0 when every check passed on every rank.
+ */
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <mpi.h>
+
+#include "ftcoll.h"
+
+static int my_rank = 0;
+
+/* ---- checks that report and count ------------------------------------------ */
+
+static int failed(const char *what, const char *detail)
+{
+    fprintf(stderr, "FAIL rank %d: %s: %s\n", my_rank, what, detail);
+    return 1;
+}
+
+static int class_of(int rc)
+{
+    int error_class = rc;
+    if (rc != MPI_SUCCESS)
+        MPI_Error_class(rc, &error_class);
+    return error_class;
+}
+
+static const char *class_name(int error_class)
+{
+    switch (error_class) {
+    case MPI_SUCCESS: return "MPI_SUCCESS";
+    case MPI_ERR_ARG: return "MPI_ERR_ARG";
+    case MPI_ERR_BUFFER: return "MPI_ERR_BUFFER";
+    case MPI_ERR_COMM: return "MPI_ERR_COMM";
+    case MPI_ERR_COUNT: return "MPI_ERR_COUNT";
+    case MPI_ERR_TYPE: return "MPI_ERR_TYPE";
+    case MPI_ERR_TRUNCATE: return "MPI_ERR_TRUNCATE";
+    default: return "another class";
+    }
+}
+
+/* rc must be of class `want`, with a non-empty message that contains
+ * `mention` (NULL: anything). */
+static int expect_error(const char *what, int rc, int want, const char *mention)
+{
+    const int got = class_of(rc);
+    const char *message = ftc_error_message();
+    char detail[768];
+    if (got != want) {
+        snprintf(detail, sizeof(detail), "returned %s (%d), expected %s; message \"%s\"",
+                 class_name(got), got, class_name(want), message);
+        return failed(what, detail);
+    }
+    if (!message || !message[0])
+        return failed(what, "the error message is empty");
+    if (mention && !strstr(message, mention)) {
+        snprintf(detail, sizeof(detail), "message \"%s\" does not mention \"%s\"", message,
+                 mention);
+        return failed(what, detail);
+    }
+    return 0;
+}
+
+/* A successful call leaves no stale message behind. */
+static int expect_success(const char *what, int rc)
+{
+    char detail[768];
+    if (rc != MPI_SUCCESS) {
+        snprintf(detail, sizeof(detail), "returned %s (%d): %s", class_name(class_of(rc)), rc,
+                 ftc_error_message());
+        return failed(what, detail);
+    }
+    if (ftc_error_message()[0]) {
+        snprintf(detail, sizeof(detail), "succeeded but left the message \"%s\"",
+                 ftc_error_message());
+        return failed(what, detail);
+    }
+    return 0;
+}
+
+static int expect_true(const char *what, bool condition)
+{
+    return condition ? 0 : failed(what, "not true");
+}
+
+/* ---- ftc_allgather arguments -------------------------------------------------- */
+
+static int check_counts(ftc_comm_t comm)
+{
+    int send[4] = { 0 }, recv[64] = { 0 };
+    int f = 0;
+    f += expect_error("negative sendcount",
+                      ftc_allgather(send, -1, MPI_INT, recv, 1, MPI_INT, comm), MPI_ERR_COUNT,
+                      "sendcount");
+    f += expect_error("negative recvcount",
+                      ftc_allgather(send, 1, MPI_INT, recv, -1, MPI_INT, comm), MPI_ERR_COUNT,
+                      "recvcount");
+    f += expect_error("negative recvcount with MPI_IN_PLACE",
+                      ftc_allgather(MPI_IN_PLACE, 0, MPI_INT, recv, -3, MPI_INT, comm),
+                      MPI_ERR_COUNT, "recvcount");
+    return f;
+}
+
+/* recvcount x p beyond INT_MAX: rejected before a byte is touched (the
+ * buffers are far too small on purpose). */
+static int check_count_overflow(ftc_comm_t comm, int p)
+{
+    if (p < 2)
+        return 0;
+    int send[1] = { 0 }, recv[1] = { 0 };
+    const int count = (int)(2147483647 / p) + 1;
+    return expect_error("recvcount x p > INT_MAX",
+                        ftc_allgather(send, count, MPI_BYTE, recv, count, MPI_BYTE, comm),
+                        MPI_ERR_COUNT, NULL);
+}
+
+static int check_buffers(ftc_comm_t comm)
+{
+    int send[4] = { 0 }, recv[64] = { 0 };
+    int f = 0;
+    f += expect_error("NULL recvbuf, recvcount 1",
+                      ftc_allgather(send, 1, MPI_INT, NULL, 1, MPI_INT, comm), MPI_ERR_BUFFER,
+                      "recvbuf");
+    f += expect_error("NULL sendbuf, sendcount 1",
+                      ftc_allgather(NULL, 1, MPI_INT, recv, 1, MPI_INT, comm), MPI_ERR_BUFFER,
+                      "sendbuf");
+    f += expect_error("NULL recvbuf with MPI_IN_PLACE",
+                      ftc_allgather(MPI_IN_PLACE, 0, MPI_INT, NULL, 2, MPI_INT, comm),
+                      MPI_ERR_BUFFER, "recvbuf");
+    /* Count 0 moves nothing: NULL buffers are legal (and collective: every
+     * rank makes the same call). */
+    f += expect_success("NULL buffers with count 0",
+                        ftc_allgather(NULL, 0, MPI_INT, NULL, 0, MPI_INT, comm));
+    return f;
+}
+
+static int check_types(ftc_comm_t comm)
+{
+    int send[4] = { 0 }, recv[64] = { 0 };
+    int f = 0;
+    f += expect_error("sendtype MPI_DATATYPE_NULL",
+                      ftc_allgather(send, 1, MPI_DATATYPE_NULL, recv, 1, MPI_INT, comm),
+                      MPI_ERR_TYPE, "sendtype");
+    f += expect_error("recvtype MPI_DATATYPE_NULL",
+                      ftc_allgather(send, 1, MPI_INT, recv, 1, MPI_DATATYPE_NULL, comm),
+                      MPI_ERR_TYPE, "recvtype");
+    f += expect_error("recvtype MPI_DATATYPE_NULL with MPI_IN_PLACE",
+                      ftc_allgather(MPI_IN_PLACE, 0, MPI_INT, recv, 1, MPI_DATATYPE_NULL, comm),
+                      MPI_ERR_TYPE, "recvtype");
+    return f;
+}
+
+/* Send and receive of one rank must carry the same number of bytes. */
+static int check_local_size_mismatch(ftc_comm_t comm)
+{
+    double send[4] = { 0 };
+    int recv[64] = { 0 };
+    int f = 0;
+    f += expect_error("sendcount 2 x int vs recvcount 3 x int",
+                      ftc_allgather(send, 2, MPI_INT, recv, 3, MPI_INT, comm), MPI_ERR_ARG, NULL);
+    f += expect_error("1 double vs 1 int",
+                      ftc_allgather(send, 1, MPI_DOUBLE, recv, 1, MPI_INT, comm), MPI_ERR_ARG,
+                      NULL);
+    f += expect_error("sendcount 0 vs recvcount 1",
+                      ftc_allgather(send, 0, MPI_INT, recv, 1, MPI_INT, comm), MPI_ERR_ARG, NULL);
+    return f;
+}
+
+static int check_null_communicator(void)
+{
+    int send[1] = { 0 }, recv[1] = { 0 };
+    ftc_allgather_choice choice;
+    ftc_comm_t none = NULL;
+    int f = 0;
+    f += expect_error("ftc_allgather on a NULL ftc_comm_t",
+                      ftc_allgather(send, 1, MPI_INT, recv, 1, MPI_INT, NULL), MPI_ERR_COMM, NULL);
+    f += expect_error("ftc_allgather_set_algorithm on NULL",
+                      ftc_allgather_set_algorithm(NULL, FTC_ALLGATHER_RING), MPI_ERR_COMM, NULL);
+    f += expect_error("ftc_allgather_last_choice on NULL",
+                      ftc_allgather_last_choice(NULL, &choice), MPI_ERR_COMM, NULL);
+    f += expect_error("ftc_comm_free(NULL)", ftc_comm_free(NULL), MPI_ERR_COMM, NULL);
+    f += expect_error("ftc_comm_free of a NULL handle", ftc_comm_free(&none), MPI_ERR_COMM, NULL);
+    f += expect_true("ftc_comm_mpi(NULL) is MPI_COMM_NULL", ftc_comm_mpi(NULL) == MPI_COMM_NULL);
+    return f;
+}
+
+/* MPI_IN_PLACE ignores sendcount and sendtype, however bad (MPI 4.0, 6.7). */
+static int check_in_place_ignores_send_arguments(ftc_comm_t comm, int rank, int p)
+{
+    int recv[64];
+    for (int i = 0; i < p; i++)
+        recv[i] = i == rank ? 1000 + rank : -1;
+    int f = expect_success("MPI_IN_PLACE with sendcount -5 and MPI_DATATYPE_NULL",
+                           ftc_allgather(MPI_IN_PLACE, -5, MPI_DATATYPE_NULL, recv, 1, MPI_INT,
+                                         comm));
+    for (int i = 0; i < p; i++)
+        if (recv[i] != 1000 + i)
+            f += failed("MPI_IN_PLACE with ignored send arguments", "wrong data received");
+    return f;
+}
+
+/* ---- communicators ------------------------------------------------------------- */
+
+static int check_comm_create_rejects(void)
+{
+    ftc_comm_t comm = (ftc_comm_t)&my_rank;   /* must be overwritten with NULL */
+    int f = expect_error("ftc_comm_create(MPI_COMM_NULL)", ftc_comm_create(MPI_COMM_NULL, &comm),
+                         MPI_ERR_COMM, "MPI_COMM_NULL");
+    f += expect_true("ftc_comm_create(MPI_COMM_NULL) sets the handle to NULL", comm == NULL);
+    f += expect_error("ftc_comm_create with a NULL output",
+                      ftc_comm_create(MPI_COMM_WORLD, NULL), MPI_ERR_ARG, NULL);
+    return f;
+}
+
+/* Even and odd ranks form two groups joined by an intercommunicator. */
+static int check_comm_create_rejects_intercommunicator(int rank, int p)
+{
+    if (p < 2)
+        return 0;
+    MPI_Comm half, inter;
+    const int color = rank % 2;
+    MPI_Comm_split(MPI_COMM_WORLD, color, rank, &half);
+    MPI_Intercomm_create(half, 0, MPI_COMM_WORLD, color == 0 ? 1 : 0, 99, &inter);
+    ftc_comm_t comm = NULL;
+    int f = expect_error("ftc_comm_create(intercommunicator)", ftc_comm_create(inter, &comm),
+                         MPI_ERR_COMM, "intercommunicator");
+    f += expect_true("ftc_comm_create(intercommunicator) leaves the handle NULL", comm == NULL);
+    MPI_Comm_free(&inter);
+    MPI_Comm_free(&half);
+    return f;
+}
+
+static int check_private_communicator(ftc_comm_t comm)
+{
+    int relation = MPI_UNEQUAL;
+    MPI_Comm_compare(ftc_comm_mpi(comm), MPI_COMM_WORLD, &relation);
+    return expect_true("ftc_comm_mpi is a duplicate of MPI_COMM_WORLD (congruent)",
+                       relation == MPI_CONGRUENT);
+}
+
+/* ---- algorithm names and settings --------------------------------------------- */
+
+static const char *const canonical_names[FTC_ALLGATHER_ALGORITHM_COUNT] = {
+    "auto", "linear", "bruck", "recursive_doubling", "ring", "neighbor_exchange", "two_proc",
+    "sparbit",
+};
+
+static int expect_parse(const char *text, ftc_allgather_algorithm want)
+{
+    ftc_allgather_algorithm got = (ftc_allgather_algorithm)-1;
+    char what[96];
+    snprintf(what, sizeof(what), "ftc_allgather_algorithm_parse(\"%s\")", text);
+    /* Only the result: unlike the other calls, parse leaves an earlier
+     * error message in place when it succeeds. */
+    const int rc = ftc_allgather_algorithm_parse(text, &got);
+    int f = rc == MPI_SUCCESS ? 0 : failed(what, ftc_error_message());
+    if (got != want) {
+        char detail[64];
+        snprintf(detail, sizeof(detail), "gave %d, expected %d", (int)got, (int)want);
+        f += failed(what, detail);
+    }
+    return f;
+}
+
+/* An unknown name fails and lists every valid one. */
+static int expect_parse_rejects(const char *text)
+{
+    ftc_allgather_algorithm got;
+    char what[96];
+    snprintf(what, sizeof(what), "ftc_allgather_algorithm_parse(\"%s\")", text);
+    int f = expect_error(what, ftc_allgather_algorithm_parse(text, &got), MPI_ERR_ARG, NULL);
+    for (int id = 0; id < FTC_ALLGATHER_ALGORITHM_COUNT; id++)
+        if (!strstr(ftc_error_message(), canonical_names[id]))
+            f += failed(what, "the message does not list every valid name");
+    return f;
+}
+
+static int check_names_and_parsing(void)
+{
+    int f = 0;
+    for (int id = 0; id < FTC_ALLGATHER_ALGORITHM_COUNT; id++) {
+        const char *name = ftc_allgather_algorithm_name((ftc_allgather_algorithm)id);
+        if (!name || strcmp(name, canonical_names[id]) != 0)
+            f += failed("ftc_allgather_algorithm_name", canonical_names[id]);
+        f += expect_parse(canonical_names[id], (ftc_allgather_algorithm)id);
+        char number[8];
+        snprintf(number, sizeof(number), "%d", id);
+        f += expect_parse(number, (ftc_allgather_algorithm)id);
+    }
+    f += expect_true("ftc_allgather_algorithm_name(8) is NULL",
+                     ftc_allgather_algorithm_name((ftc_allgather_algorithm)8) == NULL);
+    f += expect_true("ftc_allgather_algorithm_name(-1) is NULL",
+                     ftc_allgather_algorithm_name((ftc_allgather_algorithm)-1) == NULL);
+    /* Open MPI's spellings. */
+    f += expect_parse("ignore", FTC_ALLGATHER_AUTO);
+    f += expect_parse("neighbor", FTC_ALLGATHER_NEIGHBOR_EXCHANGE);
+    f += expect_parse("two_procs", FTC_ALLGATHER_TWO_PROC);
+    static const char *const bad[] = { "nope", "", "8", "-1", "99", "ring ", "4x" };
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+        f += expect_parse_rejects(bad[i]);
+    f += expect_error("parse(NULL text)", ftc_allgather_algorithm_parse(NULL, NULL), MPI_ERR_ARG,
+                      NULL);
+    ftc_allgather_algorithm out;
+    f += expect_error("parse(\"ring\", NULL)", ftc_allgather_algorithm_parse("ring", NULL),
+                      MPI_ERR_ARG, NULL);
+    f += expect_error("parse(NULL, &out)", ftc_allgather_algorithm_parse(NULL, &out), MPI_ERR_ARG,
+                      NULL);
+    return f;
+}
+
+/* Rejected settings leave the previous one in force. */
+static int check_set_algorithm(ftc_comm_t comm)
+{
+    int f = expect_success("ftc_allgather_set_algorithm(ring)",
+                           ftc_allgather_set_algorithm(comm, FTC_ALLGATHER_RING));
+    f += expect_error("ftc_allgather_set_algorithm(99)",
+                      ftc_allgather_set_algorithm(comm, (ftc_allgather_algorithm)99), MPI_ERR_ARG,
+                      NULL);
+    f += expect_error("ftc_allgather_set_algorithm(8)",
+                      ftc_allgather_set_algorithm(comm, (ftc_allgather_algorithm)8), MPI_ERR_ARG,
+                      NULL);
+    f += expect_error("ftc_allgather_set_algorithm(-1)",
+                      ftc_allgather_set_algorithm(comm, (ftc_allgather_algorithm)-1), MPI_ERR_ARG,
+                      NULL);
+    int mine = 1, all[64];
+    f += expect_success("allgather after rejected settings",
+                        ftc_allgather(&mine, 1, MPI_INT, all, 1, MPI_INT, comm));
+    ftc_allgather_choice choice;
+    f += expect_success("ftc_allgather_last_choice", ftc_allgather_last_choice(comm, &choice));
+    f += expect_true("a rejected setting keeps ring in force",
+                     choice.requested == FTC_ALLGATHER_RING && choice.executed == FTC_ALLGATHER_RING);
+    f += expect_error("ftc_allgather_last_choice(comm, NULL)",
+                      ftc_allgather_last_choice(comm, NULL), MPI_ERR_ARG, NULL);
+    return f;
+}
+
+/* ---- ranks that disagree -------------------------------------------------------- */
+
+/*
+ * Rank 0 passes count n + 1, the others n, for every algorithm. Rank 0
+ * receives only blocks of n elements where it expects n + 1, so it must
+ * return MPI_ERR_TRUNCATE; which other ranks notice depends on the algorithm
+ * (those that receive rank 0's longer block from it directly). What every
+ * algorithm must do: return on every rank — the engine runs every step even
+ * after a failed one, so no peer waits for a message that never comes — and
+ * leave the communicator clean for the next, correct call.
+ */
+static int check_cross_rank_count_mismatch(ftc_comm_t comm, int rank, int p)
+{
+    if (p < 2)
+        return 0;
+#ifndef OPEN_MPI
+    /* MPICH 4.0 raises a failed MPI_Wait through MPI_COMM_WORLD's handler,
+     * not the request's communicator: without this, it aborts the job. */
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+#endif
+    enum { N = 5 };
+    int send[N + 1], recv[64 * (N + 1)];
+    for (int i = 0; i < N + 1; i++)
+        send[i] = rank * 100 + i;
+    const int count = rank == 0 ? N + 1 : N;
+    int f = 0;
+    for (int alg = FTC_ALLGATHER_LINEAR; alg < FTC_ALLGATHER_ALGORITHM_COUNT; alg++) {
+        char what[96];
+        ftc_allgather_set_algorithm(comm, (ftc_allgather_algorithm)alg);
+        const int rc = ftc_allgather(send, count, MPI_INT, recv, count, MPI_INT, comm);
+        snprintf(what, sizeof(what), "%s: count n+1 on rank 0, n elsewhere",
+                 ftc_allgather_algorithm_name((ftc_allgather_algorithm)alg));
+        if (rank == 0)
+            f += expect_error(what, rc, MPI_ERR_TRUNCATE, "expected");
+        snprintf(what, sizeof(what), "%s: allgather after the mismatch",
+                 ftc_allgather_algorithm_name((ftc_allgather_algorithm)alg));
+        f += expect_success(what, ftc_allgather(send, N, MPI_INT, recv, N, MPI_INT, comm));
+        for (int b = 0; b < p; b++)
+            for (int i = 0; i < N; i++)
+                if (recv[b * N + i] != b * 100 + i)
+                    return f + failed(what, "wrong data");
+    }
+    return f;
+}
+
+/* A derived type that was never committed: MPI_ERR_TYPE, not a crash (Open
+ * MPI's packing code crashes on one; MPICH's aborts through MPI_COMM_SELF). */
+static int check_uncommitted_type(ftc_comm_t comm)
+{
+    MPI_Datatype pair;
+    MPI_Type_vector(2, 1, 2, MPI_INT, &pair);
+    int send[4] = { 7, -1, 8, -1 }, recv[64 * 4];
+    const int rc = ftc_allgather(send, 1, pair, recv, 1, pair, comm);
+    MPI_Type_free(&pair);
+    return expect_error("an uncommitted derived type", rc, MPI_ERR_TYPE, "commit");
+}
+
+/* ---- main ------------------------------------------------------------------------ */
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    int p;
+    MPI_Comm_rank(MPI_COMM_WORLD, &my_rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &p);
+    if (p > 64) {
+        fprintf(stderr, "test_errors: at most 64 processes\n");
+        MPI_Abort(MPI_COMM_WORLD, 3);
+    }
+
+    int f = check_comm_create_rejects();
+    f += check_comm_create_rejects_intercommunicator(my_rank, p);
+    f += check_names_and_parsing();
+    f += check_null_communicator();
+
+    ftc_comm_t comm = NULL;
+    if (ftc_comm_create(MPI_COMM_WORLD, &comm) != MPI_SUCCESS) {
+        fprintf(stderr, "rank %d: ftc_comm_create failed: %s\n", my_rank, ftc_error_message());
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+    f += check_private_communicator(comm);
+    f += check_counts(comm);
+    f += check_count_overflow(comm, p);
+    f += check_buffers(comm);
+    f += check_types(comm);
+    f += check_local_size_mismatch(comm);
+    f += check_in_place_ignores_send_arguments(comm, my_rank, p);
+    f += check_set_algorithm(comm);
+    f += check_uncommitted_type(comm);
+    f += check_cross_rank_count_mismatch(comm, my_rank, p);
+    f += expect_success("ftc_comm_free", ftc_comm_free(&comm));
+    f += expect_true("ftc_comm_free sets the handle to NULL", comm == NULL);
+
+    int failures = 0;
+    MPI_Allreduce(&f, &failures, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    if (my_rank == 0)
+        printf("errors p=%d: %s (%d failed checks over all ranks)\n", p,
+               failures ? "FAILED" : "all checks passed", failures);
+    MPI_Finalize();
+    return failures ? 1 : 0;
+}
