@@ -1,0 +1,78 @@
+#include "holdings.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+bool ftc_holdings_init(ftc_holdings *h, int size)
+{
+    h->size = size;
+    h->words = calloc((size_t)ftc_holdings_words(size > 0 ? size : 1), sizeof(uint64_t));
+    return h->words != NULL;
+}
+
+void ftc_holdings_destroy(ftc_holdings *h)
+{
+    free(h->words);
+    h->words = NULL;
+    h->size = 0;
+}
+
+void ftc_holdings_clear(ftc_holdings *h)
+{
+    memset(h->words, 0, sizeof(uint64_t) * (size_t)ftc_holdings_words(h->size));
+}
+
+void ftc_holdings_add(ftc_holdings *h, int rank)
+{
+    h->words[rank / 64] |= UINT64_C(1) << (rank % 64);
+}
+
+bool ftc_holdings_has(const ftc_holdings *h, int rank)
+{
+    return (h->words[rank / 64] >> (rank % 64)) & 1u;
+}
+
+int ftc_holdings_count(const ftc_holdings *h)
+{
+    int n = 0;
+    for (int w = 0; w < ftc_holdings_words(h->size); w++)
+        n += __builtin_popcountll(h->words[w]);
+    return n;
+}
+
+bool ftc_holdings_empty(const ftc_holdings *h)
+{
+    return ftc_holdings_count(h) == 0;
+}
+
+void ftc_holdings_copy(ftc_holdings *to, const ftc_holdings *from)
+{
+    memcpy(to->words, from->words, sizeof(uint64_t) * (size_t)ftc_holdings_words(from->size));
+}
+
+void ftc_holdings_unite(ftc_holdings *into, const ftc_holdings *other)
+{
+    for (int w = 0; w < ftc_holdings_words(into->size); w++)
+        into->words[w] |= other->words[w];
+}
+
+bool ftc_holdings_equal(const ftc_holdings *a, const ftc_holdings *b)
+{
+    return memcmp(a->words, b->words, sizeof(uint64_t) * (size_t)ftc_holdings_words(a->size)) == 0;
+}
+
+bool ftc_holdings_disjoint(const ftc_holdings *a, const ftc_holdings *b)
+{
+    for (int w = 0; w < ftc_holdings_words(a->size); w++)
+        if (a->words[w] & b->words[w])
+            return false;
+    return true;
+}
+
+bool ftc_holdings_subset(const ftc_holdings *inner, const ftc_holdings *outer)
+{
+    for (int w = 0; w < ftc_holdings_words(inner->size); w++)
+        if (inner->words[w] & ~outer->words[w])
+            return false;
+    return true;
+}
