@@ -72,16 +72,20 @@ typedef enum {
 /*
  * Same arguments and semantics as MPI_Allgather, including MPI_IN_PLACE,
  * derived datatypes and send/receive types of equal signature but different
- * layout. Errors: MPI_ERR_COMM (NULL/freed ftc_comm_t), MPI_ERR_COUNT,
- * MPI_ERR_BUFFER, MPI_ERR_TYPE, MPI_ERR_ARG (send and receive signatures
- * differ), or the MPI error a transfer returned.
+ * layout. Errors: MPI_ERR_COMM (NULL ftc_comm_t), MPI_ERR_COUNT,
+ * MPI_ERR_BUFFER, MPI_ERR_TYPE (null, uncommitted, or 2 GiB or larger),
+ * MPI_ERR_ARG (send and receive blocks differ in bytes), MPI_ERR_TRUNCATE
+ * (a message of the wrong size: ranks passed different block sizes), or the
+ * MPI error a transfer returned.
  */
 int ftc_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                   void *recvbuf, int recvcount, MPI_Datatype recvtype,
                   ftc_comm_t comm);
 
 /* Forces an algorithm for every later ftc_allgather on `comm`
- * (FTC_ALLGATHER_AUTO returns to the decision table). Local call. */
+ * (FTC_ALLGATHER_AUTO returns to the decision table). Local call: make the
+ * same call on every rank, or the ranks run different schedules and wait
+ * for each other forever. */
 int ftc_allgather_set_algorithm(ftc_comm_t comm, ftc_allgather_algorithm algorithm);
 
 /* Parses a name ("ring", "recursive_doubling", ...) or a number ("4").

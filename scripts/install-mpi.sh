@@ -58,6 +58,11 @@ install_debian_packages() {
     as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $missing
 }
 
+# ftcoll marks the prefixes it creates: "incomplete" while building, then
+# "complete". It never deletes or overwrites a prefix without that mark.
+readonly MARK=.ftcoll-install
+mark_of() { cat "$1/$MARK" 2>/dev/null || true; }
+
 # True when $1 holds an Open MPI built with ULFM.
 is_ulfm_prefix() {
     local dir=$1
@@ -66,15 +71,17 @@ is_ulfm_prefix() {
         "$dir/bin/ompi_info" 2>/dev/null | grep -qE 'FT MPI support: *yes'
 }
 
+# Unpacks beside the prefix, checks the tree, then moves it into place (the
+# prefix does not exist at this point: see main).
 unpack_prebuilt() {
-    local tarball=$1 work
+    local tarball=$1 work top
     say "unpacking prebuilt ULFM Open MPI from $tarball"
     work=$(mktemp -d "${PREFIX%/*}/.unpack.XXXXXX")
     tar -xJf "$tarball" -C "$work"
-    local top
     top=$(find "$work" -mindepth 1 -maxdepth 1 -type d | head -n 1)
-    [ -n "$top" ] || die "$tarball holds no directory"
-    rm -rf "$PREFIX"
+    [ -n "$top" ] || { rm -rf "$work"; die "$tarball holds no directory"; }
+    is_ulfm_prefix "$top" || { rm -rf "$work"; die "$tarball holds no ULFM Open MPI"; }
+    echo complete > "$top/$MARK"
     mv "$top" "$PREFIX"
     rm -rf "$work"
 }
@@ -93,7 +100,7 @@ write_private_apt_config() {
 debian_mirror() {
     local uri
     uri=$(grep -hsE '^URIs:' /etc/apt/sources.list.d/*.sources 2>/dev/null \
-          | awk '{print $2}' | grep -v -- '-security' | head -n 1)
+          | awk '{print $2}' | grep -v -- '-security' | grep '/debian' | head -n 1)
     if [ -z "$uri" ]; then
         uri=$(grep -hsE '^deb ' /etc/apt/sources.list /etc/apt/sources.list.d/*.list 2>/dev/null \
               | grep -v -- '-security' | sed -E 's/^deb (\[[^]]*\] )?//' | awk '{print $1}' | grep '/debian' | head -n 1)
@@ -132,6 +139,8 @@ build_from_source() {
     local src
     src=$(find "$build" -mindepth 1 -maxdepth 1 -type d -name 'openmpi-*' | head -n 1)
     [ -n "$src" ] || die "no openmpi-* directory in $ORIG_TARBALL"
+    mkdir -p "$PREFIX"
+    echo incomplete > "$PREFIX/$MARK"
     say "configuring (ULFM, internal PMIx/PRRTE, no Fortran) into $PREFIX"
     (cd "$src" && ./configure --prefix="$PREFIX" --with-ft=ulfm --disable-mpi-fortran \
         --without-ucx --without-ofi --without-psm2 --without-verbs \
@@ -146,18 +155,38 @@ build_from_source() {
     say "installing"
     (cd "$src" && make install > "$build/install.log" 2>&1) \
         || { tail -n 40 "$build/install.log" >&2; die "make install failed"; }
+    is_ulfm_prefix "$PREFIX" || die "$PREFIX holds an MPI without ULFM after the build"
+    echo complete > "$PREFIX/$MARK"
     rm -rf "$build"
+}
+
+# What is at the prefix decides what may be done there.
+#   ours, complete, working      -> nothing to do
+#   someone's own ULFM Open MPI  -> use it, never touch it
+#   ours, incomplete or broken   -> remove and install again
+#   anything else that is not empty -> refuse: it is not ours to delete
+prepare_prefix() {
+    local mark
+    mark=$(mark_of "$PREFIX")
+    if is_ulfm_prefix "$PREFIX" && [ "$mark" != incomplete ]; then
+        say "ULFM Open MPI already at $PREFIX"
+        return 1
+    fi
+    if [ -n "$mark" ]; then
+        say "removing an incomplete ftcoll installation at $PREFIX"
+        rm -rf "$PREFIX"
+    elif [ -e "$PREFIX" ] && [ -n "$(ls -A "$PREFIX" 2>/dev/null)" ]; then
+        die "$PREFIX is not empty and holds no ULFM Open MPI installed by ftcoll; refusing to" \
+            "touch it. Point FTCOLL_MPI_PREFIX at a ULFM Open MPI or at a new directory."
+    fi
+    rm -rf "$PREFIX"   # at most an empty directory here
+    mkdir -p "${PREFIX%/*}"
+    return 0
 }
 
 main() {
     install_debian_packages
-    if is_ulfm_prefix "$PREFIX"; then
-        say "ULFM Open MPI already at $PREFIX"
-        return
-    fi
-    [ -e "$PREFIX" ] && [ -n "$(ls -A "$PREFIX" 2>/dev/null)" ] && [ ! -x "$PREFIX/bin/ompi_info" ] \
-        && die "$PREFIX exists but holds no Open MPI: remove it or set FTCOLL_MPI_PREFIX"
-    mkdir -p "${PREFIX%/*}"
+    prepare_prefix || return 0
     if [ -n "${FTCOLL_MPI_TARBALL:-}" ]; then
         [ -f "$FTCOLL_MPI_TARBALL" ] || die "FTCOLL_MPI_TARBALL=$FTCOLL_MPI_TARBALL: no such file"
         unpack_prebuilt "$FTCOLL_MPI_TARBALL"

@@ -21,6 +21,13 @@ int ftc_type_is_contiguous(MPI_Datatype type, bool *contiguous)
     return MPI_SUCCESS;
 }
 
+/* MPI_Pack_size reports an int, and wraps past 2 GiB. */
+static int too_large_to_pack(void)
+{
+    return ftc_fail(MPI_ERR_COUNT, "a non-contiguous block or buffer of 2 GiB or more cannot be "
+                                   "packed; use a contiguous datatype or smaller counts");
+}
+
 static int ensure_scratch(char **scratch, size_t *scratch_size, size_t need)
 {
     if (need <= *scratch_size)
@@ -33,6 +40,24 @@ static int ensure_scratch(char **scratch, size_t *scratch_size, size_t need)
     return MPI_SUCCESS;
 }
 
+/* A predefined type: its elements are in memory order by definition. */
+static bool is_predefined(MPI_Datatype type)
+{
+    int integers, addresses, types, combiner;
+    return MPI_Type_get_envelope(type, &integers, &addresses, &types, &combiner) == MPI_SUCCESS
+        && combiner == MPI_COMBINER_NAMED;
+}
+
+/* Bytes can be copied as they are: both layouts dense, and the same type or
+ * both predefined (a dense derived type may list its elements out of order). */
+static bool byte_copy_is_exact(MPI_Datatype stype, bool scontiguous, MPI_Datatype rtype,
+                               bool rcontiguous)
+{
+    if (!scontiguous || !rcontiguous)
+        return false;
+    return stype == rtype || (is_predefined(stype) && is_predefined(rtype));
+}
+
 int ftc_typed_copy(const void *src, int scount, MPI_Datatype stype, bool scontiguous,
                    void *dst, int rcount, MPI_Datatype rtype, bool rcontiguous, MPI_Comm comm)
 {
@@ -43,7 +68,7 @@ int ftc_typed_copy(const void *src, int scount, MPI_Datatype stype, bool scontig
     const size_t bytes = (size_t)size * (size_t)rcount;
     if (bytes == 0 || src == dst)
         return MPI_SUCCESS;
-    if (scontiguous && rcontiguous) {
+    if (byte_copy_is_exact(stype, scontiguous, rtype, rcontiguous)) {
         memmove(dst, src, bytes);
         return MPI_SUCCESS;
     }
@@ -52,6 +77,8 @@ int ftc_typed_copy(const void *src, int scount, MPI_Datatype stype, bool scontig
     rc = MPI_Pack_size(scount, stype, comm, &packed_size);
     if (rc != MPI_SUCCESS)
         return ftc_fail_mpi(rc, "cannot size a packed copy");
+    if (packed_size < 0)
+        return too_large_to_pack();
     char *packed = malloc(packed_size > 0 ? (size_t)packed_size : 1);
     if (!packed)
         return ftc_fail(MPI_ERR_NO_MEM, "cannot allocate %d bytes to copy a block", packed_size);
@@ -89,6 +116,8 @@ static int rotate_typed(const ftc_slots *slots, int p, int rotation, char **scra
     int rc = MPI_Pack_size(p * slots->count, slots->type, comm, &packed_size);
     if (rc != MPI_SUCCESS)
         return ftc_fail_mpi(rc, "cannot size the rotation buffer");
+    if (packed_size < 0)
+        return too_large_to_pack();
     rc = ensure_scratch(scratch, scratch_size, (size_t)packed_size);
     if (rc != MPI_SUCCESS)
         return rc;

@@ -22,7 +22,12 @@ static inline char *ftc_slot(const ftc_slots *s, int i)
     return s->base + (MPI_Aint)i * s->stride;
 }
 
-/* True when `type` is dense: no gaps, lower bound 0, extent == size. */
+/*
+ * True when `type` is dense: no gaps, lower bound 0, extent == size. Dense
+ * says nothing about the order of the elements (a struct may list the int at
+ * offset 4 before the one at 0), so bytes may be copied as they are only
+ * between two dense layouts known to be the same: see ftc_typed_copy.
+ */
 int ftc_type_is_contiguous(MPI_Datatype type, bool *contiguous);
 
 /*

@@ -75,18 +75,28 @@ static void release(ftc_comm_t c)
 /*
  * Every rank reads its own environment; the ranks then agree on the outcome,
  * so that a bad setting on one rank fails the call on all of them alike
- * instead of leaving the others inside a collective alone.
+ * instead of leaving the others inside a collective alone. Settings that
+ * shape the messages (the algorithm) must also be equal everywhere: ranks
+ * running different schedules would wait for each other forever.
  */
 static int agree_on_settings(ftc_comm_t c, int local_rc)
 {
-    int worst = local_rc == MPI_SUCCESS ? 0 : 1, any_failed = 0;
-    int rc = MPI_Allreduce(&worst, &any_failed, 1, MPI_INT, MPI_MAX, c->comm);
+    const int alg = (int)c->allgather_forced;
+    const int mine[3] = { local_rc == MPI_SUCCESS ? 0 : 1, alg, -alg };
+    int most[3];
+    int rc = MPI_Allreduce(mine, most, 3, MPI_INT, MPI_MAX, c->comm);
     if (rc != MPI_SUCCESS)
         return ftc_fail_mpi(rc, "ftc_comm_create: agreeing on settings failed");
     if (local_rc != MPI_SUCCESS)
         return local_rc;
-    if (any_failed)
+    if (most[0])
         return ftc_fail(MPI_ERR_ARG, "ftc_comm_create: another rank rejected its FTCOLL_* settings");
+    if (most[1] != -most[2])
+        return ftc_fail(MPI_ERR_ARG, "ftc_comm_create: FTCOLL_ALLGATHER_ALGORITHM differs between "
+                        "ranks (here %s; elsewhere from %s to %s): set it alike on every rank",
+                        ftc_allgather_algorithm_name((ftc_allgather_algorithm)alg),
+                        ftc_allgather_algorithm_name((ftc_allgather_algorithm)-most[2]),
+                        ftc_allgather_algorithm_name((ftc_allgather_algorithm)most[1]));
     return MPI_SUCCESS;
 }
 

@@ -58,6 +58,15 @@ static int check_received_size(const ftc_xfer *x, const ftc_slots *slots, MPI_St
                     expected);
 }
 
+/* After MPI_ERR_IN_STATUS, requests marked MPI_ERR_PENDING are still
+ * active: finish them, so that none writes into the buffer after return. */
+static void finish_pending(int n, MPI_Request *requests, MPI_Status *statuses)
+{
+    for (int i = 0; i < n; i++)
+        if (statuses[i].MPI_ERROR == MPI_ERR_PENDING)
+            statuses[i].MPI_ERROR = MPI_Wait(&requests[i], &statuses[i]);
+}
+
 static int failed_step(int rc, const ftc_xfer *xfers, int n, MPI_Status *statuses, int step,
                        const char *what)
 {
@@ -96,6 +105,8 @@ static int run_step(const ftc_schedule *s, int step, const ftc_slots *slots, MPI
     const int n = ftc_schedule_step_size(s, step);
     const int posted = post_step(xfers, n, slots, comm, tag, scratch->requests, step, what);
     int rc = ftc_p2p_waitall(n, scratch->requests, scratch->statuses);
+    if (rc == MPI_ERR_IN_STATUS)
+        finish_pending(n, scratch->requests, scratch->statuses);
     if (posted != MPI_SUCCESS)
         return posted;
     if (rc != MPI_SUCCESS)

@@ -137,6 +137,8 @@ static int check_side(side *s, MPI_Comm comm)
     int rc = MPI_Type_size(s->type, &s->type_size);
     if (rc != MPI_SUCCESS)
         return ftc_fail_mpi(MPI_ERR_TYPE, "ftc_allgather: %stype is not a valid datatype", s->name);
+    if (s->type_size == MPI_UNDEFINED || s->type_size < 0)
+        return ftc_fail(MPI_ERR_TYPE, "ftc_allgather: %stype is 2 GiB or larger", s->name);
     rc = check_committed(s, comm);
     if (rc != MPI_SUCCESS)
         return rc;
@@ -249,8 +251,8 @@ int ftc_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
     choose(comm, block_bytes, &choice);
     log_choice_if_new(comm, &choice);
     comm->allgather_last = choice;
-    if (block_bytes == 0)
-        return MPI_SUCCESS;
+    /* Even an empty block runs the schedule (of empty messages): returning
+     * at once would leave waiting any rank that passed a larger block. */
 
     MPI_Aint lb, extent;
     MPI_Type_get_extent(recvtype, &lb, &extent);

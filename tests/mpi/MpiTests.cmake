@@ -122,6 +122,8 @@ function(ftcoll_env_tests prefix target label)
   ftcoll_mpi_test(${prefix}.env.algorithm_number 2 ${target} LABEL ${label}
     EXPECT "${FTCOLL_ENV_OK}" ENV FTCOLL_ALLGATHER_ALGORITHM=7
     ARGS --expect-algorithm sparbit)
+  ftcoll_mpi_test(${prefix}.env.algorithm_differs 3 ${target} LABEL ${label}
+    EXPECT "${FTCOLL_ENV_OK}" ARGS --algorithm-per-parity ring recursive_doubling)
   ftcoll_mpi_test(${prefix}.env.algorithm_bogus 3 ${target} LABEL ${label}
     EXPECT "${FTCOLL_ENV_OK}" ENV FTCOLL_ALLGATHER_ALGORITHM=bogus
     ARGS --expect-rejected FTCOLL_ALLGATHER_ALGORITHM ${algorithms})

@@ -437,15 +437,28 @@ static MPI_Datatype three_contiguous_ints(void)
     return committed(t);
 }
 
+/* Two ints listed in the opposite order of memory: dense (no gaps, extent =
+ * size, lb = 0), yet its first element is the int at offset 4. A byte copy
+ * to or from it is wrong; MPI swaps the pair. */
+static MPI_Datatype swapped_int_pair(void)
+{
+    MPI_Datatype t;
+    const int lengths[2] = { 1, 1 };
+    const MPI_Aint offsets[2] = { sizeof(int), 0 };
+    const MPI_Datatype types[2] = { MPI_INT, MPI_INT };
+    mpi_or_die(MPI_Type_create_struct(2, lengths, offsets, types, &t), "MPI_Type_create_struct");
+    return committed(t);
+}
+
 /* Derived datatypes the cases use; freed at the end. */
 typedef struct {
-    MPI_Datatype vector, resized, resized_negative, strided3, contiguous3;
+    MPI_Datatype vector, resized, resized_negative, strided3, contiguous3, swapped2;
 } derived_types;
 
 static derived_types derived_types_new(void)
 {
     derived_types d = { vector_with_gaps(), resized_positive_lb(), resized_negative_lb(),
-                        strided_three_ints(), three_contiguous_ints() };
+                        strided_three_ints(), three_contiguous_ints(), swapped_int_pair() };
     return d;
 }
 
@@ -456,6 +469,7 @@ static void derived_types_free(derived_types *d)
     MPI_Type_free(&d->resized_negative);
     MPI_Type_free(&d->strided3);
     MPI_Type_free(&d->contiguous3);
+    MPI_Type_free(&d->swapped2);
 }
 
 static layout_case derived_case(const char *name, MPI_Datatype sendtype, int send_per_count,
@@ -485,6 +499,8 @@ static int collect_cases(layout_case *cases, const derived_types *d)
                               false);
     cases[n++] = derived_case("n contiguous(3,int) -> n resized", d->contiguous3, 1, d->resized,
                               1, false);
+    cases[n++] = derived_case("2n int -> n swapped int pair", MPI_INT, 2, d->swapped2, 1, false);
+    cases[n++] = derived_case("n swapped int pair -> 2n int", d->swapped2, 1, MPI_INT, 2, false);
     return n;
 }
 

@@ -9,9 +9,14 @@
  *       ftc_comm_create fails with MPI_ERR_ARG on every rank, leaves the
  *       handle NULL, and its message names VARIABLE, quotes the bad value
  *       and lists every WORD (the valid values).
+ *   test_env --algorithm-per-parity EVEN ODD
+ *       even ranks set FTCOLL_ALLGATHER_ALGORITHM=EVEN, odd ranks ODD (both
+ *       valid): ftc_comm_create must fail with MPI_ERR_ARG on every rank,
+ *       saying the setting differs, instead of two schedules deadlocking.
  *
  * Exit status 0 when every rank saw what was expected.
  */
+#define _POSIX_C_SOURCE 200809L /* setenv */
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -101,6 +106,23 @@ static int expect_rejected(const char *variable, char **valid_words, int n_words
     return f;
 }
 
+static int expect_disagreement_rejected(const char *even, const char *odd)
+{
+    setenv("FTCOLL_ALLGATHER_ALGORITHM", my_rank % 2 == 0 ? even : odd, 1);
+    ftc_comm_t comm = NULL;
+    const int rc = ftc_comm_create(MPI_COMM_WORLD, &comm);
+    int error_class = rc;
+    if (rc != MPI_SUCCESS)
+        MPI_Error_class(rc, &error_class);
+    if (error_class != MPI_ERR_ARG) {
+        if (rc == MPI_SUCCESS)
+            ftc_comm_free(&comm);
+        return failed("ftc_comm_create with different algorithms", "did not fail with MPI_ERR_ARG");
+    }
+    return expect_mention(ftc_error_message(), "FTCOLL_ALLGATHER_ALGORITHM")
+         + expect_mention(ftc_error_message(), "differs");
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -112,6 +134,8 @@ int main(int argc, char **argv)
         f = expect_algorithm(argv[2], p);
     else if (argc >= 3 && strcmp(argv[1], "--expect-rejected") == 0)
         f = expect_rejected(argv[2], argv + 3, argc - 3);
+    else if (argc == 4 && strcmp(argv[1], "--algorithm-per-parity") == 0)
+        f = expect_disagreement_rejected(argv[2], argv[3]);
     else
         f = failed("usage", "test_env --expect-algorithm NAME | --expect-rejected VARIABLE [WORD...]");
 
