@@ -109,6 +109,30 @@ int ftc_allgather_last_choice(ftc_comm_t comm, ftc_allgather_choice *out);
  * `block_bytes` (recvcount x size of recvtype), as Open MPI 5 decides. */
 ftc_allgather_algorithm ftc_allgather_decide(int p, size_t block_bytes);
 
+/* ----------------------------------------------------------------------------
+ * Allreduce (fault-tolerant path: see docs/ft-allreduce.md)
+ *
+ * Recursive doubling over the live ranks; a process count that is not a
+ * power of two folds the extra ranks into partners first. Every partial
+ * value carries the set of ranks whose inputs it combines, which is what
+ * recovery from failures builds on.
+ *
+ * Today: the failure-free path. With ULFM, a rank failure during the call is
+ * detected on every survivor (a pending wildcard receive fails within
+ * milliseconds) and the call returns MPIX_ERR_PROC_FAILED instead of
+ * hanging; finishing the call on the survivors is the next step.
+ */
+
+/*
+ * Same arguments and semantics as MPI_Allreduce, including MPI_IN_PLACE.
+ * Commutative ops only (predefined, or user-defined created commutative):
+ * MPI_ERR_OP otherwise. Predefined datatypes (MPI_ERR_TYPE otherwise).
+ * All survivors get bitwise-identical results: partners always combine as
+ * op(lower rank's value, higher rank's value).
+ */
+int ftc_allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                  MPI_Op op, ftc_comm_t comm);
+
 #ifdef __cplusplus
 }
 #endif

@@ -67,6 +67,8 @@ static void release(ftc_comm_t c)
     }
     ftc_exec_scratch_free(&c->exec);
     free(c->scratch);
+    if (c->self != MPI_COMM_NULL)
+        MPI_Comm_free(&c->self);
     if (c->comm != MPI_COMM_NULL)
         MPI_Comm_free(&c->comm);
     free(c);
@@ -113,6 +115,9 @@ int ftc_comm_create(MPI_Comm comm, ftc_comm_t *out)
     if (!c)
         return ftc_fail(MPI_ERR_NO_MEM, "ftc_comm_create: out of memory");
     c->comm = MPI_COMM_NULL;
+    c->self = MPI_COMM_NULL;
+    c->checked_op = MPI_OP_NULL;
+    c->checked_type = MPI_DATATYPE_NULL;
     const int settings_rc = read_settings(c);
     rc = MPI_Comm_dup(comm, &c->comm);
     if (rc != MPI_SUCCESS) {
@@ -121,6 +126,10 @@ int ftc_comm_create(MPI_Comm comm, ftc_comm_t *out)
         return ftc_fail_mpi(rc, "ftc_comm_create: MPI_Comm_dup failed");
     }
     MPI_Comm_set_errhandler(c->comm, MPI_ERRORS_RETURN);
+    if (MPI_Comm_dup(MPI_COMM_SELF, &c->self) == MPI_SUCCESS)
+        MPI_Comm_set_errhandler(c->self, MPI_ERRORS_RETURN);
+    else
+        c->self = MPI_COMM_NULL;
     MPI_Comm_rank(c->comm, &c->rank);
     MPI_Comm_size(c->comm, &c->size);
     rc = agree_on_settings(c, settings_rc);

@@ -20,8 +20,14 @@ struct ftc_comm {
     ftc_schedule *allgather_plans[FTC_ALLGATHER_ALGORITHM_COUNT]; /* built on first use */
 
     ftc_exec_scratch exec;      /* requests and statuses for the engine */
-    char *scratch;              /* bytes for local rotations */
+    char *scratch;              /* bytes for local rotations, allreduce partner values */
     size_t scratch_size;
+
+    MPI_Comm self;              /* MPI_COMM_SELF's duplicate, MPI_ERRORS_RETURN: for
+                                 * checks whose errors MPI would raise fatally */
+    long allreduce_calls;       /* sequence number, part of every allreduce tag */
+    MPI_Op checked_op;          /* the last (op, type) pair known to be valid */
+    MPI_Datatype checked_type;
 };
 
 #endif

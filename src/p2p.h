@@ -10,8 +10,15 @@
 
 #include <mpi.h>
 
-/* Tags of ftcoll's private communicators, one per collective. */
-enum { FTC_TAG_ALLGATHER = 7001 };
+/* Tags of ftcoll's private communicators. Allreduce tags carry the call's
+ * sequence number (FTC_TAG_ALLREDUCE_WINDOW calls deep), so that a message
+ * a failure left behind never meets a later call's receive. */
+enum {
+    FTC_TAG_ALLGATHER = 7001,
+    FTC_TAG_SENTINEL = 7002,          /* never sent: a wildcard receive that ULFM fails */
+    FTC_TAG_ALLREDUCE_BASE = 8192,
+    FTC_TAG_ALLREDUCE_WINDOW = 8192,  /* base + window stays below MPI's minimum tag bound */
+};
 
 int ftc_p2p_isend(const void *buf, int count, MPI_Datatype type, int peer, int tag,
                   MPI_Comm comm, MPI_Request *request);

@@ -1,0 +1,87 @@
+/*
+ * ftc_allreduce: checks the arguments, then runs the fault-tolerant engine
+ * (ft_engine.c) on the receive buffer.
+ */
+#include <stdbool.h>
+#include <string.h>
+
+#include "../comm.h"
+#include "../error.h"
+#include "ft_engine.h"
+
+static bool is_predefined(MPI_Datatype type)
+{
+    int integers, addresses, types, combiner;
+    return MPI_Type_get_envelope(type, &integers, &addresses, &types, &combiner) == MPI_SUCCESS
+        && combiner == MPI_COMBINER_NAMED;
+}
+
+static int check_type(MPI_Datatype type)
+{
+    if (type == MPI_DATATYPE_NULL)
+        return ftc_fail(MPI_ERR_TYPE, "ftc_allreduce: datatype is MPI_DATATYPE_NULL");
+    if (!is_predefined(type))
+        return ftc_fail(MPI_ERR_TYPE, "ftc_allreduce: only predefined datatypes are supported");
+    return MPI_SUCCESS;
+}
+
+/*
+ * The op must be commutative: recovery regroups contributions in whatever
+ * blocks survive. MPI_Reduce_local would raise an op/type mismatch through a
+ * fatal handler, so the pair is tried once through ftcoll's own
+ * MPI_COMM_SELF duplicate, which returns errors, and remembered.
+ */
+static int check_op(ftc_comm_t comm, MPI_Op op, MPI_Datatype type)
+{
+    if (op == MPI_OP_NULL)
+        return ftc_fail(MPI_ERR_OP, "ftc_allreduce: op is MPI_OP_NULL");
+    int commutative = 0;
+    if (MPI_Op_commutative(op, &commutative) != MPI_SUCCESS)
+        return ftc_fail(MPI_ERR_OP, "ftc_allreduce: op is not a valid operation");
+    if (!commutative)
+        return ftc_fail(MPI_ERR_OP, "ftc_allreduce: op is not commutative; the fault-tolerant "
+                                    "path regroups contributions and needs a commutative op");
+    if (op == comm->checked_op && type == comm->checked_type)
+        return MPI_SUCCESS;
+    char one[64] = { 0 }, out[64];
+    MPI_Aint lb, extent;
+    MPI_Type_get_extent(type, &lb, &extent);
+    if (extent <= (MPI_Aint)sizeof(one) && comm->self != MPI_COMM_NULL
+        && MPI_Reduce(one, out, 1, type, op, 0, comm->self) != MPI_SUCCESS)
+        return ftc_fail(MPI_ERR_OP, "ftc_allreduce: op is not defined for this datatype");
+    comm->checked_op = op;
+    comm->checked_type = type;
+    return MPI_SUCCESS;
+}
+
+static int check_arguments(const void *sendbuf, void *recvbuf, int count, MPI_Datatype type,
+                           MPI_Op op, ftc_comm_t comm)
+{
+    if (!comm)
+        return ftc_fail(MPI_ERR_COMM, "ftc_allreduce: the communicator is NULL "
+                                      "(make one with ftc_comm_create)");
+    if (count < 0)
+        return ftc_fail(MPI_ERR_COUNT, "ftc_allreduce: count is negative (%d)", count);
+    int rc = check_type(type);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (count > 0 && (recvbuf == NULL || sendbuf == NULL))
+        return ftc_fail(MPI_ERR_BUFFER, "ftc_allreduce: %s is NULL but count is %d",
+                        recvbuf == NULL ? "recvbuf" : "sendbuf", count);
+    return check_op(comm, op, type);
+}
+
+int ftc_allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype type, MPI_Op op,
+                  ftc_comm_t comm)
+{
+    ftc_clear_error();
+    int rc = check_arguments(sendbuf, recvbuf, count, type, op, comm);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (sendbuf != MPI_IN_PLACE && count > 0) {
+        MPI_Aint lb, extent;
+        MPI_Type_get_extent(type, &lb, &extent);
+        memmove(recvbuf, sendbuf, (size_t)extent * (size_t)count);
+    }
+    return ftc_ft_allreduce_run(comm, recvbuf, count, type, op);
+}

@@ -1,0 +1,16 @@
+/* The fault-tolerant allreduce's execution over MPI (see docs/ft-allreduce.md). */
+#ifndef FTCOLL_ALLREDUCE_FT_ENGINE_H
+#define FTCOLL_ALLREDUCE_FT_ENGINE_H
+
+#include <mpi.h>
+
+#include "../comm.h"
+
+/*
+ * Reduces `count` elements of `type` with `op` across the communicator;
+ * `value` holds this rank's input on entry and the result on return.
+ * `type` is predefined and (op, type) valid: the caller checked.
+ */
+int ftc_ft_allreduce_run(ftc_comm_t comm, void *value, int count, MPI_Datatype type, MPI_Op op);
+
+#endif
