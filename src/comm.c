@@ -36,11 +36,21 @@ static int read_allgather_algorithm(ftc_allgather_algorithm *alg)
     return MPI_SUCCESS;
 }
 
+static int read_injections(ftc_inject_plan *plan)
+{
+    char why[256];
+    if (ftc_inject_parse(getenv("FTCOLL_INJECT"), plan, why, sizeof(why)))
+        return MPI_SUCCESS;
+    return ftc_fail(MPI_ERR_ARG, "FTCOLL_INJECT: %s", why);
+}
+
 static int read_settings(ftc_comm_t c)
 {
     int rc = read_verbose(&c->verbose);
     if (rc == MPI_SUCCESS)
         rc = read_allgather_algorithm(&c->allgather_forced);
+    if (rc == MPI_SUCCESS)
+        rc = read_injections(&c->inject);
     return rc;
 }
 

@@ -6,6 +6,7 @@
 #include <stddef.h>
 
 #include "ftcoll.h"
+#include "inject.h"
 #include "schedule.h"
 #include "schedule_exec.h"
 
@@ -26,6 +27,9 @@ struct ftc_comm {
     MPI_Comm self;              /* MPI_COMM_SELF's duplicate, MPI_ERRORS_RETURN: for
                                  * checks whose errors MPI would raise fatally */
     long allreduce_calls;       /* sequence number, part of every allreduce tag */
+    bool lost_a_rank;           /* a failure ended an allreduce: until recovery exists,
+                                 * later calls report it at once instead of waiting */
+    ftc_inject_plan inject;     /* FTCOLL_INJECT */
     MPI_Op checked_op;          /* the last (op, type) pair known to be valid */
     MPI_Datatype checked_type;
 };

@@ -13,6 +13,7 @@
  */
 #include "ft_engine.h"
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,8 +22,15 @@
 #endif
 
 #include "../error.h"
+#include "../inject.h"
 #include "../p2p.h"
 #include "recursive_doubling.h"
+
+#ifdef FTCOLL_HAVE_ULFM
+#define MPIX_ERR_PROC_FAILED_OR_ERR_OTHER MPIX_ERR_PROC_FAILED
+#else
+#define MPIX_ERR_PROC_FAILED_OR_ERR_OTHER MPI_ERR_OTHER   /* unreachable without ULFM */
+#endif
 
 /* One call's state: two value buffers swapped as partners combine. */
 typedef struct {
@@ -35,7 +43,28 @@ typedef struct {
     char *incoming;       /* where the partner's value arrives */
     int tag;
     MPI_Request sentinel; /* MPI_REQUEST_NULL without ULFM */
+    long number;          /* this call's number on the communicator, from 1 */
+    int step;             /* where the engine is, for FTCOLL_INJECT */
 } call;
+
+/* FTCOLL_INJECT: die here if told to (a real SIGKILL; see inject.h). */
+static void die_if_injected(const call *c, ftc_inject_when when)
+{
+    if (c->comm->inject.count > 0
+        && ftc_inject_matches(&c->comm->inject, c->comm->rank, c->number, 0, c->step, when))
+        raise(SIGKILL);
+}
+
+/* "after-send" means the peer has the data: wait for the send to finish. */
+static void die_after_send_if_injected(const call *c, MPI_Request *send)
+{
+    if (c->comm->inject.count > 0
+        && ftc_inject_matches(&c->comm->inject, c->comm->rank, c->number, 0, c->step,
+                              FTC_INJECT_AFTER_SEND)) {
+        MPI_Wait(send, MPI_STATUS_IGNORE);
+        raise(SIGKILL);
+    }
+}
 
 static int tag_of_call(ftc_comm_t comm)
 {
@@ -103,6 +132,7 @@ static int failure(call *c, int rc, const char *what, int peer)
         int acked;
         /* Known failures must not fail later wildcard receives again. */
         MPIX_Comm_ack_failed(c->comm->comm, c->comm->size, &acked);
+        c->comm->lost_a_rank = true;
         return ftc_fail(MPIX_ERR_PROC_FAILED, "ftc_allreduce: a process failed during the call "
                         "(%s rank %d); finishing on the survivors is not implemented yet", what,
                         peer);
@@ -152,8 +182,12 @@ static int send_value(call *c, const void *value, int to)
 {
     MPI_Request r[1];
     const bool receive[1] = { false };
+    die_if_injected(c, FTC_INJECT_BEFORE_SEND);
     int rc = ftc_p2p_isend(value, c->count, c->type, to, c->tag, c->comm->comm, &r[0]);
-    return rc != MPI_SUCCESS ? failure(c, rc, "sending to", to) : wait_step(c, r, receive, 1, to);
+    if (rc != MPI_SUCCESS)
+        return failure(c, rc, "sending to", to);
+    die_after_send_if_injected(c, &r[0]);
+    return wait_step(c, r, receive, 1, to);
 }
 
 static int receive_value(call *c, void *into, int from)
@@ -172,11 +206,13 @@ static int exchange_values(call *c, int partner)
     int rc = ftc_p2p_irecv(c->incoming, c->count, c->type, partner, c->tag, c->comm->comm, &r[0]);
     if (rc != MPI_SUCCESS)
         return failure(c, rc, "receiving from", partner);
+    die_if_injected(c, FTC_INJECT_BEFORE_SEND);
     rc = ftc_p2p_isend(c->current, c->count, c->type, partner, c->tag, c->comm->comm, &r[1]);
     if (rc != MPI_SUCCESS) {
         abandon(r, receive, 1);
         return failure(c, rc, "sending to", partner);
     }
+    die_after_send_if_injected(c, &r[1]);
     return wait_step(c, r, receive, 2, partner);
 }
 
@@ -202,22 +238,29 @@ static int run_recursive_doubling(call *c, int me, int n)
     const int actives = ftc_rd_actives(n), fold = ftc_rd_fold_partner(me, n);
     int rc = MPI_SUCCESS;
     if (me >= actives) {             /* a spare: hand over, get the result back */
+        c->step = FTC_INJECT_STEP_FOLD_IN;
         rc = send_value(c, c->current, fold);
+        c->step = FTC_INJECT_STEP_FOLD_OUT;
         return rc == MPI_SUCCESS ? receive_value(c, c->current, fold) : rc;
     }
     if (fold >= 0) {
+        c->step = FTC_INJECT_STEP_FOLD_IN;
+        die_if_injected(c, FTC_INJECT_BEFORE_SEND);   /* an active sends nothing here */
         rc = receive_value(c, c->incoming, fold);
         if (rc == MPI_SUCCESS)
             combine(c, true);
     }
     for (int step = 0; rc == MPI_SUCCESS && step < ftc_rd_steps(n); step++) {
         const int partner = ftc_rd_partner(me, step);
+        c->step = step;
         rc = exchange_values(c, partner);
         if (rc == MPI_SUCCESS)
             combine(c, partner > me);
     }
-    if (rc == MPI_SUCCESS && fold >= 0)
+    if (rc == MPI_SUCCESS && fold >= 0) {
+        c->step = FTC_INJECT_STEP_FOLD_OUT;
         rc = send_value(c, c->current, fold);
+    }
     return rc;
 }
 
@@ -229,8 +272,14 @@ int ftc_ft_allreduce_run(ftc_comm_t comm, void *value, int count, MPI_Datatype t
     int rc = ensure_scratch(comm, bytes > 0 ? bytes : 1);
     if (rc != MPI_SUCCESS)
         return rc;
+    if (comm->lost_a_rank)
+        return ftc_fail(MPIX_ERR_PROC_FAILED_OR_ERR_OTHER, "ftc_allreduce: this communicator lost "
+                        "a rank in an earlier call; finishing on the survivors is not "
+                        "implemented yet");
+    const int tag = tag_of_call(comm);   /* counts the call: number below is its count */
     call c = { .comm = comm, .count = count, .type = type, .op = op, .bytes = bytes,
-               .current = value, .incoming = comm->scratch, .tag = tag_of_call(comm) };
+               .current = value, .incoming = comm->scratch, .number = comm->allreduce_calls,
+               .tag = tag };
     post_sentinel(&c);
     rc = run_recursive_doubling(&c, comm->rank, comm->size);
     retire_sentinel(&c);

@@ -184,3 +184,33 @@ if(FTCOLL_VALGRIND AND VALGRIND)
                    --num-callers=40 ${ftcoll_supp_args}
     ARGS --large 65536)
 endif()
+
+# Real deaths during ftc_allreduce (ULFM only): FTCOLL_INJECT kills one rank
+# (never rank 0, which reports) at a fold, a step or the fold-out, before or
+# after it sends. Survivors must all return, with the exact sum or
+# MPIX_ERR_PROC_FAILED; ctest's timeout catches a hang.
+if(FTCOLL_HAVE_ULFM)
+  ftcoll_mpi_program(mpi_test_allreduce_kill test_allreduce_kill.c ftcoll_static)
+  set(FTCOLL_KILL_SCENARIOS
+    "2|kill rank=1 call=2 step=0"
+    "3|kill rank=2 call=2 step=fold-in"
+    "3|kill rank=2 call=2 step=fold-in at=after-send"
+    "3|kill rank=1 call=2 step=fold-out"
+    "4|kill rank=3 call=1 step=0"
+    "4|kill rank=1 call=2 step=1 at=after-send"
+    "5|kill rank=4 call=3 step=fold-out at=after-send"
+    "8|kill rank=5 call=2 step=2"
+    "8|kill rank=7 call=1 step=1 at=after-send"
+    "12|kill rank=9 call=2 step=fold-in"
+    "12|kill rank=3 call=2 step=2")
+  set(index 0)
+  foreach(scenario IN LISTS FTCOLL_KILL_SCENARIOS)
+    string(REPLACE "|" ";" parts "${scenario}")
+    list(GET parts 0 procs)
+    list(GET parts 1 spec)
+    math(EXPR index "${index} + 1")
+    ftcoll_mpi_test(mpi.allreduce_kill.${index} ${procs} mpi_test_allreduce_kill
+      EXPECT "allreduce-kill p=[0-9]+: every survivor returned"
+      ENV "FTCOLL_INJECT=${spec}" LAUNCH_WRAPPER)
+  endforeach()
+endif()
