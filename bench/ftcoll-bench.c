@@ -2,10 +2,12 @@
  * ftcoll-bench: measures ftcoll's collectives against the MPI library's own.
  *
  *     mpirun -n 8 ftcoll-bench allgather [options]    (see: allgather --help)
+ *     mpirun -n 8 ftcoll-bench allreduce [options]    (see: allreduce --help)
  *     ftcoll-bench --help
  *
- * Each collective is a subcommand in the table below; adding one (allreduce,
- * guard, ...) means writing its bench_<name>_main and adding a row.
+ * Each collective is a subcommand in the table below; adding one (guard, ...)
+ * means writing its bench_<name>_main, usually a bench_collective handed to
+ * bench_collective_main (bench.h), and adding a row.
  * Exit status: 0 done, 1 a call failed or gave a wrong result, 2 bad usage.
  */
 #include <stdio.h>
@@ -17,6 +19,8 @@
 static const bench_subcommand subcommands[] = {
     { "allgather", "ftc_allgather vs MPI_Allgather, per algorithm and block size",
       bench_allgather_main },
+    { "allreduce", "ftc_allreduce vs MPI_Allreduce, MPI_SUM on MPI_DOUBLE, per vector size",
+      bench_allreduce_main },
 };
 
 enum { SUBCOMMAND_COUNT = sizeof(subcommands) / sizeof(subcommands[0]) };

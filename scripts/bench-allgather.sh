@@ -29,22 +29,16 @@ readonly TARGET_DEFAULT=1.05
 # Open MPI's allgather algorithm numbers, which ftcoll shares.
 readonly ALGORITHMS=(linear bruck recursive_doubling ring neighbor_exchange two_proc sparbit)
 
-die() { echo "bench-allgather: $*" >&2; exit 2; }
+BENCH_SCRIPT="bench-allgather"
+# shellcheck source=bench-common.sh source-path=SCRIPTDIR
+source "$(dirname "${BASH_SOURCE[0]}")/bench-common.sh"
 
 # ---- summary -------------------------------------------------------------------
 # Reads the CSV by its header names (no quoting needed: ftcoll-bench never
 # writes commas inside a field) and prints one line per run.
 summarize() {
     awk -F, -v lo="$SUMMARY_MIN_BYTES" -v hi="$SUMMARY_MAX_BYTES" \
-        -v target_forced="$TARGET_FORCED" -v target_default="$TARGET_DEFAULT" '
-    function median(list, n,    i, j, v, s) {   # insertion sort: a dozen values
-        for (i = 2; i <= n; i++) {
-            v = list[i]
-            for (j = i - 1; j >= 1 && list[j] > v; j--) list[j + 1] = list[j]
-            list[j + 1] = v
-        }
-        return n % 2 ? list[(n + 1) / 2] : (list[n / 2] + list[n / 2 + 1]) / 2
-    }
+        -v target_forced="$TARGET_FORCED" -v target_default="$TARGET_DEFAULT" "$BENCH_AWK_MEDIAN"'
     NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
     {
         run = $col["requested"] " vs " $col["native_label"]
@@ -95,39 +89,12 @@ if [[ "${1:-}" == "--summary" ]]; then
 fi
 
 # ---- set-up --------------------------------------------------------------------
-repo_root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 ranks=${1:-8}
-bench=${2:-${FTCOLL_BENCH:-$repo_root/build/bench/ftcoll-bench}}
-[[ "$bench" == /* ]] || bench=$PWD/$bench   # we move to the repository root below
-prefix=${FTCOLL_MPI_PREFIX:-$HOME/.cache/ftcoll/openmpi-5.0.7-ulfm}
-mpirun=$prefix/bin/mpirun
-[[ "$ranks" =~ ^[1-9][0-9]*$ ]] || die "RANKS must be a positive number, not \"$ranks\""
-[[ -x "$bench" ]] || die "no ftcoll-bench at $bench (build it, or pass its path)"
-[[ -x "$mpirun" ]] || die "no mpirun at $mpirun (set FTCOLL_MPI_PREFIX)"
-
-# A relocated Open MPI finds its own files through these; root needs consent.
-export OPAL_PREFIX=${OPAL_PREFIX:-$prefix} PRTE_PREFIX=${PRTE_PREFIX:-$prefix}
-export PMIX_PREFIX=${PMIX_PREFIX:-$prefix}
-export LD_LIBRARY_PATH=$prefix/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-if [[ $(id -u) == 0 ]]; then
-    export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-fi
-
-cores=$(nproc)
-if (( ranks > cores )); then load="oversubscribed: $ranks ranks on $cores cores"
-else load="not oversubscribed: $ranks ranks on $cores cores"; fi
-mpi_version=$("$mpirun" --version 2>/dev/null | head -n 1)
-launch=("$mpirun" --oversubscribe --bind-to none -n "$ranks")
-if "$prefix/bin/ompi_info" 2>/dev/null | grep -q "FT MPI support: yes"; then
-    launch=("$mpirun" --with-ft ulfm --oversubscribe --bind-to none -n "$ranks")
-fi
-read -r -a extra_args <<< "${FTCOLL_BENCH_ARGS:-}"
-
-echo "# conditions: ranks=$ranks, cores=$cores (nproc), $load, MPI: $mpi_version," \
-     "launch: ${launch[*]:1}"
-
-# Each run sets the Open MPI selection it needs; none may leak in from outside.
-unset OMPI_MCA_coll OMPI_MCA_coll_tuned_use_dynamic_rules OMPI_MCA_coll_tuned_allgather_algorithm
+bench_check_ranks "$ranks"
+bench_setup "${2:-${FTCOLL_BENCH:-$repo_root/build/bench/ftcoll-bench}}" "pass its path"
+bench_launch "$ranks"
+bench_print_conditions "$ranks"
+bench_clear_coll_selection
 
 cd "$repo_root"
 mkdir -p bench-results
@@ -139,38 +106,21 @@ rm -f "$csv"
 # serves MPI_Allgather. coll/han has a higher priority (35 > 30) and takes
 # allgather when ranks span several nodes (on one node it disqualifies itself),
 # so forced runs exclude it with OMPI_MCA_coll=^han, and this probe proves it:
-# with coll_base_verbose, Open MPI lists the components it enables on each
-# communicator; tuned must be among them and han must not.
-enabled_components() {   # ENV=VALUE... : names of the enabled coll components
-    env "$@" OMPI_MCA_coll_base_verbose=100 "${launch[@]}" "$bench" allgather \
-        --min-bytes 8 --max-bytes 8 --iterations 1 2>&1 \
-        | sed -n 's/.*comm_select: selecting *\([a-z_]*\), priority *[0-9-]*, Enabled.*/\1/p' \
-        | sort -u | tr '\n' ' '
-}
-
+# tuned must be among the enabled components and han must not.
 forced_env=(OMPI_MCA_coll=^han OMPI_MCA_coll_tuned_use_dynamic_rules=1)
-components=$(enabled_components "${forced_env[@]}" OMPI_MCA_coll_tuned_allgather_algorithm=4)
+components=$(bench_enabled_components allgather "${forced_env[@]}" \
+                 OMPI_MCA_coll_tuned_allgather_algorithm=4)
 [[ " $components" == *" tuned "* && " $components" != *" han "* ]] \
     || die "forced runs: coll/tuned does not serve MPI_Allgather (enabled: $components)"
 echo "# forced runs: enabled coll components: $components-> MPI_Allgather is coll/tuned's"
-components=$(enabled_components)
+components=$(bench_enabled_components allgather)
 if [[ " $components" == *" han "* ]]; then served_by="coll/han (hierarchical)"
 else served_by="coll/tuned (fixed decision rules)"; fi
 echo "# default run: enabled coll components: $components-> MPI_Allgather is $served_by"
 
 # ---- the runs --------------------------------------------------------------------
-failed=()
 run_bench() {   # LABEL ENV... -- BENCH-ARGS...
-    local label=$1; shift
-    local env_vars=()
-    while [[ $1 != -- ]]; do env_vars+=("$1"); shift; done
-    shift
-    echo
-    echo "### $label"
-    if ! env "${env_vars[@]}" "${launch[@]}" "$bench" allgather "$@" --csv "$csv" \
-            "${extra_args[@]}"; then
-        failed+=("$label")
-    fi
+    bench_run allgather "$csv" "$@"
 }
 
 for number in "${!ALGORITHMS[@]}"; do
