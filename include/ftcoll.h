@@ -126,7 +126,10 @@ ftc_allgather_algorithm ftc_allgather_decide(int p, size_t block_bytes);
 /*
  * Same arguments and semantics as MPI_Allreduce, including MPI_IN_PLACE.
  * Commutative ops only (predefined, or user-defined created commutative):
- * MPI_ERR_OP otherwise. Predefined datatypes (MPI_ERR_TYPE otherwise).
+ * MPI_ERR_OP otherwise, and for an op not defined on the datatype.
+ * Predefined datatypes (MPI_ERR_TYPE otherwise). MPI_ERR_COUNT for a
+ * negative count, MPI_ERR_BUFFER for a NULL sendbuf or recvbuf with
+ * count > 0, MPI_ERR_COMM for a NULL communicator.
  * All survivors get bitwise-identical results: partners always combine as
  * op(lower rank's value, higher rank's value).
  */

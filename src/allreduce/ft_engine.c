@@ -283,7 +283,7 @@ int ftc_ft_allreduce_run(ftc_comm_t comm, void *value, int count, MPI_Datatype t
     post_sentinel(&c);
     rc = run_recursive_doubling(&c, comm->rank, comm->size);
     retire_sentinel(&c);
-    if (rc == MPI_SUCCESS && c.current != (char *)value)
-        memcpy(value, c.current, bytes);
+    if (rc == MPI_SUCCESS && c.current != (char *)value && bytes > 0)
+        memcpy(value, c.current, bytes);   /* value may be NULL when count is 0 */
     return rc;
 }

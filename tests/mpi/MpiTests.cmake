@@ -86,6 +86,7 @@ endfunction()
 
 # The success lines the programs print on rank 0.
 set(FTCOLL_ALLGATHER_OK "allgather p=[0-9]+: [0-9]+ cases, all elements checked")
+set(FTCOLL_ALLREDUCE_OK "allreduce p=[0-9]+: [0-9]+ cases, all elements checked")
 set(FTCOLL_ERRORS_OK "errors p=[0-9]+: all checks passed")
 set(FTCOLL_ENV_OK "as expected on every rank")
 
@@ -100,6 +101,25 @@ function(ftcoll_allgather_tests prefix target label large_max_procs)
     endif()
     ftcoll_mpi_test(${prefix}.allgather.${suffix} ${procs} ${target} LABEL ${label}
                     EXPECT "${FTCOLL_ALLGATHER_OK}" ARGS ${args})
+  endforeach()
+endfunction()
+
+# ftcoll_allreduce_tests(<prefix> <target> <label> <large_max_procs> <procs...>):
+# one test per process count; the large-count cases (256 Ki elements) up to
+# large_max_procs. On MPICH (see FTCOLL_MPI_TEST_PROCS) each (type, op) pair
+# runs once instead of twice (--lean), which keeps its suite near 25 s.
+function(ftcoll_allreduce_tests prefix target label large_max_procs)
+  foreach(procs IN LISTS ARGN)
+    ftcoll_procs_suffix(${procs} suffix)
+    set(args "")
+    if(FTCOLL_MPI_FLAVOR STREQUAL "mpich")
+      list(APPEND args --lean)
+    endif()
+    if(procs GREATER large_max_procs)
+      list(APPEND args --large 0)
+    endif()
+    ftcoll_mpi_test(${prefix}.allreduce.${suffix} ${procs} ${target} LABEL ${label}
+                    EXPECT "${FTCOLL_ALLREDUCE_OK}" ARGS ${args})
   endforeach()
 endfunction()
 
@@ -139,7 +159,10 @@ endfunction()
 ftcoll_mpi_program(mpi_test_allgather test_allgather.c ftcoll_static)
 ftcoll_mpi_program(mpi_test_errors test_errors.c ftcoll_static)
 ftcoll_mpi_program(mpi_test_env test_env.c ftcoll_static)
+ftcoll_mpi_program(mpi_test_allreduce test_allreduce.c ftcoll_static)
 ftcoll_allgather_tests(mpi mpi_test_allgather mpi ${FTCOLL_MPI_LARGE_MAX_PROCS}
+                       ${FTCOLL_MPI_TEST_PROCS})
+ftcoll_allreduce_tests(mpi mpi_test_allreduce mpi ${FTCOLL_MPI_LARGE_MAX_PROCS}
                        ${FTCOLL_MPI_TEST_PROCS})
 ftcoll_error_tests(mpi mpi_test_errors mpi)
 ftcoll_env_tests(mpi mpi_test_env mpi)
@@ -155,11 +178,16 @@ if(FTCOLL_SANITIZERS)
   set(FTCOLL_ASAN_ENV
     "ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:detect_stack_use_after_return=1:fast_unwind_on_malloc=0"
     "LSAN_OPTIONS=suppressions=${FTCOLL_MPI_TEST_DIR}/lsan.supp:print_suppressions=0"
-    "UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1")
+    # abort_on_error: a rank UBSan stops must die of a signal, which ULFM
+    # reports to the others; a plain exit is never reported and they hang.
+    "UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1:abort_on_error=1")
   ftcoll_mpi_program(asan_test_allgather test_allgather.c ftcoll_asan SANITIZED)
   ftcoll_mpi_program(asan_test_errors test_errors.c ftcoll_asan SANITIZED)
   ftcoll_mpi_program(asan_test_env test_env.c ftcoll_asan SANITIZED)
+  ftcoll_mpi_program(asan_test_allreduce test_allreduce.c ftcoll_asan SANITIZED)
   ftcoll_allgather_tests(asan asan_test_allgather asan ${FTCOLL_ASAN_LARGE_MAX_PROCS}
+                         ${FTCOLL_ASAN_TEST_PROCS})
+  ftcoll_allreduce_tests(asan asan_test_allreduce asan ${FTCOLL_ASAN_LARGE_MAX_PROCS}
                          ${FTCOLL_ASAN_TEST_PROCS})
   ftcoll_error_tests(asan asan_test_errors asan)
   ftcoll_env_tests(asan asan_test_env asan)
@@ -183,6 +211,13 @@ if(FTCOLL_VALGRIND AND VALGRIND)
                    --errors-for-leak-kinds=definite --show-leak-kinds=definite
                    --num-callers=40 ${ftcoll_supp_args}
     ARGS --large 65536)
+  # And one allreduce run (p = 3: a fold), its large cases cut to 5000 elements.
+  ftcoll_mpi_test(valgrind.allreduce.p03 3 mpi_test_allreduce LABEL valgrind
+    EXPECT "${FTCOLL_ALLREDUCE_OK}"
+    LAUNCH_WRAPPER ${VALGRIND} --error-exitcode=99 --leak-check=full
+                   --errors-for-leak-kinds=definite --show-leak-kinds=definite
+                   --num-callers=40 ${ftcoll_supp_args}
+    ARGS --large 5000)
 endif()
 
 # Real deaths during ftc_allreduce (ULFM only): FTCOLL_INJECT kills one rank

@@ -9,8 +9,10 @@
  * rank's contribution — or returns MPIX_ERR_PROC_FAILED with a message;
  * after a failure, later calls report it at once.
  */
+#define _POSIX_C_SOURCE 200809L /* _exit */
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <mpi.h>
 #include <mpi-ext.h>
@@ -69,6 +71,11 @@ int main(int argc, char **argv)
         MPI_Send(mine, 2, MPI_INT, 0, 99, MPI_COMM_WORLD);
     }
     ftc_comm_free(&comm);
-    MPI_Finalize();
-    return wrong ? 1 : 0;
+    /* Open MPI 5.0.7's MPI_Finalize waits in a PMIx fence that, after a
+     * rank died, now and then never completes (seen in about one run in
+     * ten, all survivors in ompi_mpi_finalize). Everything this test checks
+     * is done and reported: leave without it. */
+    fflush(stdout);
+    fflush(stderr);
+    _exit(wrong ? 1 : 0);
 }
