@@ -37,7 +37,7 @@ set(FTCOLL_MPI_TEST_ENV ${FTCOLL_TEST_ENV} FTCOLL_ALLGATHER_ALGORITHM= FTCOLL_VE
 # ftcoll_mpi_program(<target> <source> <library> [SANITIZED])
 function(ftcoll_mpi_program target source library)
   cmake_parse_arguments(ARG "SANITIZED" "" "" ${ARGN})
-  add_executable(${target} ${FTCOLL_MPI_TEST_DIR}/${source})
+  add_executable(${target} ${FTCOLL_MPI_TEST_DIR}/${source} ${FTCOLL_MPI_TEST_DIR}/harness.c)
   target_link_libraries(${target} PRIVATE ${library})
   target_compile_options(${target} PRIVATE ${FTCOLL_WARNINGS})
   if(ARG_SANITIZED)

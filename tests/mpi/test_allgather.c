@@ -36,6 +36,7 @@
 #include <mpi.h>
 
 #include "ftcoll.h"
+#include "harness.h"
 
 enum { GUARD = 64 };                 /* bytes watched before and after every buffer */
 enum { UNTOUCHED_LOW = 0xE0, UNTOUCHED_VALUES = 13 }; /* see untouched_byte() */
@@ -43,27 +44,7 @@ enum { MAX_REPORTED_MISMATCHES = 8 }; /* per rank: the first ones say it all */
 
 /* ---- the harness's own failures: not ftcoll's, so stop at once ----------- */
 
-static void die(const char *what)
-{
-    int rank = 0;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    fprintf(stderr, "rank %d: test harness failure: %s\n", rank, what);
-    MPI_Abort(MPI_COMM_WORLD, 3);
-}
-
-static void *checked_malloc(size_t bytes)
-{
-    void *p = malloc(bytes ? bytes : 1);
-    if (!p)
-        die("out of memory");
-    return p;
-}
-
-static void mpi_or_die(int rc, const char *what)
-{
-    if (rc != MPI_SUCCESS)
-        die(what);
-}
+/* die, checked_malloc, mpi_or_die: harness.h */
 
 /* ---- reusable memory --------------------------------------------------------
  *

@@ -53,6 +53,7 @@
 #include <mpi.h>
 
 #include "ftcoll.h"
+#include "harness.h"
 
 enum { GUARD = 64 };                  /* bytes watched before and after every buffer */
 enum { MAX_REPORTED_MISMATCHES = 8 }; /* per rank: the first ones say it all */
@@ -60,27 +61,7 @@ enum { DEFAULT_LARGE = 256 * 1024 + 3 };
 
 /* ---- the harness's own failures: not ftcoll's, so stop at once ----------- */
 
-static void die(const char *what)
-{
-    int rank = 0;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    fprintf(stderr, "rank %d: test harness failure: %s\n", rank, what);
-    MPI_Abort(MPI_COMM_WORLD, 3);
-}
-
-static void *checked_malloc(size_t bytes)
-{
-    void *p = malloc(bytes ? bytes : 1);
-    if (!p)
-        die("out of memory");
-    return p;
-}
-
-static void mpi_or_die(int rc, const char *what)
-{
-    if (rc != MPI_SUCCESS)
-        die(what);
-}
+/* die, checked_malloc, mpi_or_die: harness.h */
 
 /* ---- ops ------------------------------------------------------------------------ */
 
@@ -1019,27 +1000,7 @@ static int failed(const context *c, const char *what, const char *detail)
     return 1;
 }
 
-static int class_of(int rc)
-{
-    int error_class = rc;
-    if (rc != MPI_SUCCESS)
-        MPI_Error_class(rc, &error_class);
-    return error_class;
-}
-
-static const char *class_name(int error_class)
-{
-    switch (error_class) {
-    case MPI_SUCCESS: return "MPI_SUCCESS";
-    case MPI_ERR_ARG: return "MPI_ERR_ARG";
-    case MPI_ERR_BUFFER: return "MPI_ERR_BUFFER";
-    case MPI_ERR_COMM: return "MPI_ERR_COMM";
-    case MPI_ERR_COUNT: return "MPI_ERR_COUNT";
-    case MPI_ERR_OP: return "MPI_ERR_OP";
-    case MPI_ERR_TYPE: return "MPI_ERR_TYPE";
-    default: return "another class";
-    }
-}
+/* class_of, class_name: harness.h */
 
 /* rc must be of class `want`, with a non-empty message. */
 static int expect_error(const context *c, const char *what, int rc, int want)

@@ -16,6 +16,7 @@
 #include <mpi.h>
 
 #include "ftcoll.h"
+#include "harness.h"
 
 static int my_rank = 0;
 
@@ -27,27 +28,7 @@ static int failed(const char *what, const char *detail)
     return 1;
 }
 
-static int class_of(int rc)
-{
-    int error_class = rc;
-    if (rc != MPI_SUCCESS)
-        MPI_Error_class(rc, &error_class);
-    return error_class;
-}
-
-static const char *class_name(int error_class)
-{
-    switch (error_class) {
-    case MPI_SUCCESS: return "MPI_SUCCESS";
-    case MPI_ERR_ARG: return "MPI_ERR_ARG";
-    case MPI_ERR_BUFFER: return "MPI_ERR_BUFFER";
-    case MPI_ERR_COMM: return "MPI_ERR_COMM";
-    case MPI_ERR_COUNT: return "MPI_ERR_COUNT";
-    case MPI_ERR_TYPE: return "MPI_ERR_TYPE";
-    case MPI_ERR_TRUNCATE: return "MPI_ERR_TRUNCATE";
-    default: return "another class";
-    }
-}
+/* class_of, class_name: harness.h */
 
 /* rc must be of class `want`, with a non-empty message that contains
  * `mention` (NULL: anything). */
