@@ -1,7 +1,9 @@
 #include "harness.h"
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <mpi.h>
 
@@ -48,4 +50,53 @@ const char *class_name(int error_class)
     case MPI_ERR_TRUNCATE: return "MPI_ERR_TRUNCATE";
     default: return "another class";
     }
+}
+
+static user_message user_message_of(int from, int round)
+{
+    user_message m = { from, round, { 0 } };
+    for (int i = 0; i < USER_MESSAGE_INTS - 2; i++)
+        m.filler[i] = -(from * 1000 + round * 10 + i);   /* never a collective's value */
+    return m;
+}
+
+static bool user_message_ok(const user_traffic *u, int i, const MPI_Status *s)
+{
+    const int left = (u->rank - 1 + u->p) % u->p, right = (u->rank + 1) % u->p;
+    const user_message want = user_message_of(s->MPI_SOURCE, u->round);
+    return (s->MPI_SOURCE == left || s->MPI_SOURCE == right) && s->MPI_TAG == USER_TRAFFIC_TAG
+        && memcmp(&u->in[i], &want, sizeof(want)) == 0;
+}
+
+void user_traffic_start(user_traffic *u, int round)
+{
+    MPI_Comm_rank(MPI_COMM_WORLD, &u->rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &u->p);
+    u->round = round;
+    u->out = user_message_of(u->rank, round);
+    const int left = (u->rank - 1 + u->p) % u->p, right = (u->rank + 1) % u->p;
+    for (int i = 0; i < 2; i++)
+        mpi_or_die(MPI_Irecv(&u->in[i], (int)sizeof(user_message), MPI_BYTE, MPI_ANY_SOURCE,
+                             MPI_ANY_TAG, MPI_COMM_WORLD, &u->requests[i]), "MPI_Irecv (user)");
+    mpi_or_die(MPI_Isend(&u->out, (int)sizeof(u->out), MPI_BYTE, right, USER_TRAFFIC_TAG,
+                         MPI_COMM_WORLD, &u->requests[2]), "MPI_Isend (user)");
+    mpi_or_die(MPI_Isend(&u->out, (int)sizeof(u->out), MPI_BYTE, left, USER_TRAFFIC_TAG,
+                         MPI_COMM_WORLD, &u->requests[3]), "MPI_Isend (user)");
+}
+
+int user_traffic_finish(user_traffic *u)
+{
+    MPI_Status statuses[4];
+    int wrong = 0;
+    mpi_or_die(MPI_Waitall(4, u->requests, statuses), "MPI_Waitall (user traffic)");
+    for (int i = 0; i < 2; i++) {
+        if (user_message_ok(u, i, &statuses[i]))
+            continue;
+        fprintf(stderr, "MISMATCH user traffic round %d on rank %d: message %d from rank %d "
+                "tag %d is not the user's\n", u->round, u->rank, i, statuses[i].MPI_SOURCE,
+                statuses[i].MPI_TAG);
+        wrong++;
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    return wrong;
 }

@@ -5,6 +5,8 @@
 
 #include <stddef.h>
 
+#include <mpi.h>
+
 /* The test itself cannot go on (out of memory, an MPI call of the harness
  * failed): report and MPI_Abort. */
 void die(const char *what);
@@ -15,5 +17,32 @@ void mpi_or_die(int rc, const char *what);
 int class_of(int rc);
 /* "MPI_ERR_COUNT", ...; "another class" for the ones the tests never expect. */
 const char *class_name(int error_class);
+
+/*
+ * Application traffic that must never meet ftcoll's: each rank posts two
+ * wildcard receives (any source, any tag) on MPI_COMM_WORLD and sends a
+ * message to each neighbour, with ftcoll's own tag number on purpose,
+ * *before* the ftcoll calls under test; finishing completes them after the
+ * calls and checks that exactly the neighbours' messages arrived. If ftcoll
+ * used MPI_COMM_WORLD, or one of its wildcard receives matched user
+ * messages, they would cross.
+ */
+enum { USER_TRAFFIC_TAG = 7001, USER_MESSAGE_INTS = 7 };
+
+typedef struct {
+    int from, round, filler[USER_MESSAGE_INTS - 2];
+} user_message;
+
+typedef struct {
+    int rank, p, round;
+    user_message in[2], out;
+    MPI_Request requests[4];
+} user_traffic;
+
+void user_traffic_start(user_traffic *u, int round);
+/* Completes the round's messages, reports each wrong one (MISMATCH) and
+ * returns how many; then a barrier keeps the next round's wildcard
+ * receives away from a fast neighbour's next message. */
+int user_traffic_finish(user_traffic *u);
 
 #endif

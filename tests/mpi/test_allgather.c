@@ -845,30 +845,7 @@ static void check_choice_reporting(ftc_comm_t comm, tally *t)
 
 /* ---- no mixing with the application's messages --------------------------------- */
 
-/* ftcoll's private tag on its own communicator; user messages on
- * MPI_COMM_WORLD use the same tag on purpose. */
-enum { FTCOLL_TAG = 7001, USER_MESSAGE_INTS = 7, INTERLEAVED_ROUNDS = 24 };
-
-typedef struct {
-    int from, round, filler[USER_MESSAGE_INTS - 2];
-} user_message;
-
-static user_message user_message_of(int from, int round)
-{
-    user_message m = { from, round, { 0 } };
-    for (int i = 0; i < USER_MESSAGE_INTS - 2; i++)
-        m.filler[i] = -(from * 1000 + round * 10 + i);   /* never an allgather value */
-    return m;
-}
-
-static bool user_message_ok(const user_message *m, const MPI_Status *s, int rank, int p,
-                            int round)
-{
-    const int left = (rank - 1 + p) % p, right = (rank + 1) % p;
-    const user_message want = user_message_of(s->MPI_SOURCE, round);
-    return (s->MPI_SOURCE == left || s->MPI_SOURCE == right) && s->MPI_TAG == FTCOLL_TAG
-        && memcmp(m, &want, sizeof(want)) == 0;
-}
+enum { INTERLEAVED_ROUNDS = 24 };
 
 /*
  * Each round: wildcard receives (any source, any tag) posted on
@@ -881,18 +858,9 @@ static void check_no_mixing_with_user_traffic(ftc_comm_t comm, tally *t)
     int rank, p;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &p);
-    const int left = (rank - 1 + p) % p, right = (rank + 1) % p;
     for (int round = 0; round < INTERLEAVED_ROUNDS; round++) {
-        user_message in[2], out = user_message_of(rank, round);
-        MPI_Request requests[4];
-        MPI_Status statuses[4];
-        for (int i = 0; i < 2; i++)
-            MPI_Irecv(&in[i], (int)sizeof(user_message), MPI_BYTE, MPI_ANY_SOURCE, MPI_ANY_TAG,
-                      MPI_COMM_WORLD, &requests[i]);
-        MPI_Isend(&out, (int)sizeof(out), MPI_BYTE, right, FTCOLL_TAG, MPI_COMM_WORLD,
-                  &requests[2]);
-        MPI_Isend(&out, (int)sizeof(out), MPI_BYTE, left, FTCOLL_TAG, MPI_COMM_WORLD,
-                  &requests[3]);
+        user_traffic traffic;
+        user_traffic_start(&traffic, round);
 
         const layout_case lc = predefined_case(predefined_entry(MPI_INT));
         prepared pc;
@@ -901,18 +869,7 @@ static void check_no_mixing_with_user_traffic(ftc_comm_t comm, tally *t)
         t->failures += run_and_check(&pc, v, comm);
         t->calls++;
     
-        mpi_or_die(MPI_Waitall(4, requests, statuses), "MPI_Waitall (user traffic)");
-        for (int i = 0; i < 2; i++) {
-            if (!user_message_ok(&in[i], &statuses[i], rank, p, round)) {
-                fprintf(stderr, "MISMATCH user traffic round %d on rank %d: message %d from "
-                        "rank %d tag %d is not the user's\n", round, rank, i,
-                        statuses[i].MPI_SOURCE, statuses[i].MPI_TAG);
-                t->failures++;
-            }
-        }
-        /* The wildcard receives of the next round must not meet a fast
-         * neighbour's message of the round after: keep the rounds apart. */
-        MPI_Barrier(MPI_COMM_WORLD);
+        t->failures += user_traffic_finish(&traffic);
     }
 }
 

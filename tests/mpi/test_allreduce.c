@@ -1131,28 +1131,7 @@ static void check_count_zero_null_buffers(context *c)
 
 /* ---- interleaving: allgather on the same communicator, user traffic -------------- */
 
-enum { USER_TAG = 7001, USER_MESSAGE_INTS = 7, INTERLEAVED_ROUNDS = 12 };
-
-typedef struct {
-    int from, round, filler[USER_MESSAGE_INTS - 2];
-} user_message;
-
-static user_message user_message_of(int from, int round)
-{
-    user_message m = { from, round, { 0 } };
-    for (int i = 0; i < USER_MESSAGE_INTS - 2; i++)
-        m.filler[i] = -(from * 1000 + round * 10 + i);
-    return m;
-}
-
-static bool user_message_ok(const user_message *m, const MPI_Status *s, int rank, int p,
-                            int round)
-{
-    const int left = (rank - 1 + p) % p, right = (rank + 1) % p;
-    const user_message want = user_message_of(s->MPI_SOURCE, round);
-    return (s->MPI_SOURCE == left || s->MPI_SOURCE == right) && s->MPI_TAG == USER_TAG
-        && memcmp(m, &want, sizeof(want)) == 0;
-}
+enum { INTERLEAVED_ROUNDS = 12 };
 
 static int allgather_and_check(context *c, int round)
 {
@@ -1204,19 +1183,9 @@ static void nth_type_op(size_t index, const type_handler **t, op_id *op)
  */
 static void check_interleaved(context *c)
 {
-    const int rank = c->rank, p = c->p;
-    const int left = (rank - 1 + p) % p, right = (rank + 1) % p;
     for (int round = 0; round < INTERLEAVED_ROUNDS; round++) {
-        user_message in[2], out = user_message_of(rank, round);
-        MPI_Request requests[4];
-        MPI_Status statuses[4];
-        for (int i = 0; i < 2; i++)
-            MPI_Irecv(&in[i], (int)sizeof(user_message), MPI_BYTE, MPI_ANY_SOURCE, MPI_ANY_TAG,
-                      MPI_COMM_WORLD, &requests[i]);
-        MPI_Isend(&out, (int)sizeof(out), MPI_BYTE, right, USER_TAG, MPI_COMM_WORLD,
-                  &requests[2]);
-        MPI_Isend(&out, (int)sizeof(out), MPI_BYTE, left, USER_TAG, MPI_COMM_WORLD,
-                  &requests[3]);
+        user_traffic traffic;
+        user_traffic_start(&traffic, round);
 
         const type_handler *t;
         op_id op;
@@ -1228,18 +1197,7 @@ static void check_interleaved(context *c)
         if (round % 4 == 3)
             allgather_and_check(c, round);
 
-        mpi_or_die(MPI_Waitall(4, requests, statuses), "MPI_Waitall (user traffic)");
-        for (int i = 0; i < 2; i++) {
-            if (!user_message_ok(&in[i], &statuses[i], rank, p, round)) {
-                fprintf(stderr, "MISMATCH user traffic round %d on rank %d: message %d from "
-                        "rank %d tag %d is not the user's\n", round, rank, i,
-                        statuses[i].MPI_SOURCE, statuses[i].MPI_TAG);
-                c->failures++;
-            }
-        }
-        /* The wildcard receives of the next round must not meet a fast
-         * neighbour's message of the round after: keep the rounds apart. */
-        MPI_Barrier(MPI_COMM_WORLD);
+        c->failures += user_traffic_finish(&traffic);
     }
 }
 
