@@ -155,17 +155,23 @@ function(ftcoll_env_tests prefix target label)
     ARGS --expect-algorithm auto)
 endfunction()
 
+# ftcoll_mpi_suite(<label> <library> <large_max_procs> <procs list var> [SANITIZED]):
+# the test programs built against <library>, and their tests, named and
+# labelled <label>.
+function(ftcoll_mpi_suite label library large_max_procs procs_var)
+  foreach(program test_allgather test_errors test_env test_allreduce)
+    ftcoll_mpi_program(${label}_${program} ${program}.c ${library} ${ARGN})
+  endforeach()
+  ftcoll_allgather_tests(${label} ${label}_test_allgather ${label} ${large_max_procs}
+                         ${${procs_var}})
+  ftcoll_allreduce_tests(${label} ${label}_test_allreduce ${label} ${large_max_procs}
+                         ${${procs_var}})
+  ftcoll_error_tests(${label} ${label}_test_errors ${label})
+  ftcoll_env_tests(${label} ${label}_test_env ${label})
+endfunction()
+
 # --- plain build (label mpi) --------------------------------------------------------
-ftcoll_mpi_program(mpi_test_allgather test_allgather.c ftcoll_static)
-ftcoll_mpi_program(mpi_test_errors test_errors.c ftcoll_static)
-ftcoll_mpi_program(mpi_test_env test_env.c ftcoll_static)
-ftcoll_mpi_program(mpi_test_allreduce test_allreduce.c ftcoll_static)
-ftcoll_allgather_tests(mpi mpi_test_allgather mpi ${FTCOLL_MPI_LARGE_MAX_PROCS}
-                       ${FTCOLL_MPI_TEST_PROCS})
-ftcoll_allreduce_tests(mpi mpi_test_allreduce mpi ${FTCOLL_MPI_LARGE_MAX_PROCS}
-                       ${FTCOLL_MPI_TEST_PROCS})
-ftcoll_error_tests(mpi mpi_test_errors mpi)
-ftcoll_env_tests(mpi mpi_test_env mpi)
+ftcoll_mpi_suite(mpi ftcoll_static ${FTCOLL_MPI_LARGE_MAX_PROCS} FTCOLL_MPI_TEST_PROCS)
 
 # --- ASan + UBSan (label asan) ------------------------------------------------------
 # The same programs, compiled with the sanitizers and linked with ftcoll_asan.
@@ -181,16 +187,8 @@ if(FTCOLL_SANITIZERS)
     # abort_on_error: a rank UBSan stops must die of a signal, which ULFM
     # reports to the others; a plain exit is never reported and they hang.
     "UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1:abort_on_error=1")
-  ftcoll_mpi_program(asan_test_allgather test_allgather.c ftcoll_asan SANITIZED)
-  ftcoll_mpi_program(asan_test_errors test_errors.c ftcoll_asan SANITIZED)
-  ftcoll_mpi_program(asan_test_env test_env.c ftcoll_asan SANITIZED)
-  ftcoll_mpi_program(asan_test_allreduce test_allreduce.c ftcoll_asan SANITIZED)
-  ftcoll_allgather_tests(asan asan_test_allgather asan ${FTCOLL_ASAN_LARGE_MAX_PROCS}
-                         ${FTCOLL_ASAN_TEST_PROCS})
-  ftcoll_allreduce_tests(asan asan_test_allreduce asan ${FTCOLL_ASAN_LARGE_MAX_PROCS}
-                         ${FTCOLL_ASAN_TEST_PROCS})
-  ftcoll_error_tests(asan asan_test_errors asan)
-  ftcoll_env_tests(asan asan_test_env asan)
+  ftcoll_mpi_suite(asan ftcoll_asan ${FTCOLL_ASAN_LARGE_MAX_PROCS} FTCOLL_ASAN_TEST_PROCS
+                   SANITIZED)
 endif()
 
 # --- valgrind (label valgrind) ------------------------------------------------------
