@@ -110,17 +110,35 @@ int ftc_allgather_last_choice(ftc_comm_t comm, ftc_allgather_choice *out);
 ftc_allgather_algorithm ftc_allgather_decide(int p, size_t block_bytes);
 
 /* ----------------------------------------------------------------------------
- * Allreduce (fault-tolerant path: see docs/ft-allreduce.md)
+ * Allreduce, fault-tolerant (see docs/ft-allreduce.md)
  *
  * Recursive doubling over the live ranks; a process count that is not a
  * power of two folds the extra ranks into partners first. Every partial
- * value carries the set of ranks whose inputs it combines, which is what
- * recovery from failures builds on.
+ * value carries the set of ranks whose inputs it combines (its holdings).
  *
- * Today: the failure-free path. With ULFM, a rank failure during the call is
- * detected on every survivor (a pending wildcard receive fails within
- * milliseconds) and the call returns MPIX_ERR_PROC_FAILED instead of
- * hanging; finishing the call on the survivors is the next step.
+ * With ULFM Open MPI, ranks may die during a call: every survivor still
+ * returns MPI_SUCCESS with
+ *
+ *     result = op applied to the inputs of a set S of ranks,
+ *
+ * where S contains every rank alive at return and every dead rank whose
+ * contribution a survivor already held when the failure was detected.
+ * All survivors return bitwise-identical results and the same S; the call
+ * reports S and the ranks found dead (ftc_allreduce_last_report). Only if
+ * the survivors' data cannot be combined consistently (never seen; it would
+ * be a bug) does the call return an error. Later calls run on the survivors
+ * with no action from the user; ftc_comm_survivors gives an MPI
+ * communicator of them. In strict mode (ftc_allreduce_set_strict or
+ * FTCOLL_STRICT=1) "S is not every rank of the communicator" is returned as
+ * MPIX_ERR_PROC_FAILED, on every survivor alike, the result still in recvbuf.
+ *
+ * Without ULFM (stock MPICH, Open MPI without --with-ft=ulfm), the call runs
+ * failure-free only: a process failure is the MPI library's to handle.
+ *
+ * One caveat, inherent to a collective without a closing barrier: a rank
+ * whose partner died after the other ranks had already returned finishes
+ * when they next enter ftcoll on this communicator (any ftcoll call,
+ * ftc_comm_survivors or ftc_comm_free), since only they hold its result.
  */
 
 /*
@@ -130,11 +148,50 @@ ftc_allgather_algorithm ftc_allgather_decide(int p, size_t block_bytes);
  * Predefined datatypes (MPI_ERR_TYPE otherwise). MPI_ERR_COUNT for a
  * negative count, MPI_ERR_BUFFER for a NULL sendbuf or recvbuf with
  * count > 0, MPI_ERR_COMM for a NULL communicator.
- * All survivors get bitwise-identical results: partners always combine as
- * op(lower rank's value, higher rank's value).
+ * Partners always combine as op(lower rank's value, higher rank's value), so
+ * every survivor computes the same bits, also for user-defined ops.
  */
 int ftc_allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
                   MPI_Op op, ftc_comm_t comm);
+
+/* What the last ftc_allreduce on a communicator did, as this rank saw it. */
+typedef struct {
+    int size;              /* ranks of the communicator */
+    int contributors;      /* ranks in S */
+    int failed_in_call;    /* ranks found dead during this call */
+    int alive;             /* ranks alive at return (as agreed by the survivors) */
+    int recovery_rounds;   /* recovery rounds this rank ran (0: failure-free) */
+    int finished_late;     /* 1: completed by ranks that had already returned */
+    double recovery_seconds; /* time from the first detection to return */
+} ftc_allreduce_report;
+
+/*
+ * Fills `report`; `in_result` and `failed` (each NULL, or `size` ints) get
+ * 1 for the ranks in S, and for the ranks found dead during the call.
+ * MPI_ERR_OTHER if no allreduce has completed on `comm`.
+ */
+int ftc_allreduce_last_report(ftc_comm_t comm, ftc_allreduce_report *report, int *in_result,
+                              int *failed);
+
+/* Strict mode on (1) or off (0, default). Local call: make it on every rank. */
+int ftc_allreduce_set_strict(ftc_comm_t comm, int strict);
+
+/*
+ * An MPI communicator of the live ranks, in rank order (collective over the
+ * survivors; free it with MPI_Comm_free). With ULFM it is MPIX_Comm_shrink
+ * of ftcoll's communicator after the survivors settled any unfinished call;
+ * without ULFM, a duplicate.
+ */
+int ftc_comm_survivors(ftc_comm_t comm, MPI_Comm *survivors);
+
+/*
+ * Fault injection (ULFM builds; see FTCOLL_INJECT in the README): replaces
+ * the communicator's injection plan with `spec`, e.g.
+ * "kill rank=3 call=2 step=1 at=before-send; kill rank=5 at=recovery".
+ * A matching rank sends itself SIGKILL at that point. NULL or "" clears it.
+ * MPI_ERR_ARG with the reason for a malformed spec. Local call.
+ */
+int ftc_inject(ftc_comm_t comm, const char *spec);
 
 #ifdef __cplusplus
 }

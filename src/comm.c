@@ -4,7 +4,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef FTCOLL_HAVE_ULFM
+#include <mpi-ext.h>
+#endif
 
+#include "allreduce/ft_engine.h"
 #include "error.h"
 
 /* FTCOLL_VERBOSE: 0 (default) or 1 (rank 0 logs algorithm choices). */
@@ -19,6 +23,20 @@ static int read_verbose(int *verbose)
         return MPI_SUCCESS;
     }
     return ftc_fail(MPI_ERR_ARG, "FTCOLL_VERBOSE=\"%s\": expected 0 or 1", text);
+}
+
+/* FTCOLL_STRICT: 0 (default) or 1 (see ftc_allreduce_set_strict). */
+static int read_strict(bool *strict)
+{
+    const char *text = getenv("FTCOLL_STRICT");
+    *strict = false;
+    if (!text || !*text || strcmp(text, "0") == 0)
+        return MPI_SUCCESS;
+    if (strcmp(text, "1") == 0) {
+        *strict = true;
+        return MPI_SUCCESS;
+    }
+    return ftc_fail(MPI_ERR_ARG, "FTCOLL_STRICT=\"%s\": expected 0 or 1", text);
 }
 
 static int read_allgather_algorithm(ftc_allgather_algorithm *alg)
@@ -51,6 +69,8 @@ static int read_settings(ftc_comm_t c)
         rc = read_allgather_algorithm(&c->allgather_forced);
     if (rc == MPI_SUCCESS)
         rc = read_injections(&c->inject);
+    if (rc == MPI_SUCCESS)
+        rc = read_strict(&c->ft.strict);
     return rc;
 }
 
@@ -76,6 +96,7 @@ static void release(ftc_comm_t c)
         }
     }
     ftc_exec_scratch_free(&c->exec);
+    ftc_ft_comm_release(c);
     free(c->scratch);
     if (c->self != MPI_COMM_NULL)
         MPI_Comm_free(&c->self);
@@ -93,10 +114,10 @@ static void release(ftc_comm_t c)
  */
 static int agree_on_settings(ftc_comm_t c, int local_rc)
 {
-    const int alg = (int)c->allgather_forced;
-    const int mine[3] = { local_rc == MPI_SUCCESS ? 0 : 1, alg, -alg };
-    int most[3];
-    int rc = MPI_Allreduce(mine, most, 3, MPI_INT, MPI_MAX, c->comm);
+    const int alg = (int)c->allgather_forced, strict = c->ft.strict;
+    const int mine[5] = { local_rc == MPI_SUCCESS ? 0 : 1, alg, -alg, strict, -strict };
+    int most[5];
+    int rc = MPI_Allreduce(mine, most, 5, MPI_INT, MPI_MAX, c->comm);
     if (rc != MPI_SUCCESS)
         return ftc_fail_mpi(rc, "ftc_comm_create: agreeing on settings failed");
     if (local_rc != MPI_SUCCESS)
@@ -109,6 +130,9 @@ static int agree_on_settings(ftc_comm_t c, int local_rc)
                         ftc_allgather_algorithm_name((ftc_allgather_algorithm)alg),
                         ftc_allgather_algorithm_name((ftc_allgather_algorithm)-most[2]),
                         ftc_allgather_algorithm_name((ftc_allgather_algorithm)most[1]));
+    if (most[3] != -most[4])
+        return ftc_fail(MPI_ERR_ARG, "ftc_comm_create: FTCOLL_STRICT differs between ranks: set "
+                        "it alike on every rank");
     return MPI_SUCCESS;
 }
 
@@ -126,6 +150,7 @@ int ftc_comm_create(MPI_Comm comm, ftc_comm_t *out)
         return ftc_fail(MPI_ERR_NO_MEM, "ftc_comm_create: out of memory");
     c->comm = MPI_COMM_NULL;
     c->self = MPI_COMM_NULL;
+    c->ft.sentinel = MPI_REQUEST_NULL;
     c->checked_op = MPI_OP_NULL;
     c->checked_type = MPI_DATATYPE_NULL;
     const int settings_rc = read_settings(c);
@@ -142,6 +167,11 @@ int ftc_comm_create(MPI_Comm comm, ftc_comm_t *out)
         c->self = MPI_COMM_NULL;
     MPI_Comm_rank(c->comm, &c->rank);
     MPI_Comm_size(c->comm, &c->size);
+    rc = ftc_ft_comm_init(c);
+    if (rc != MPI_SUCCESS) {
+        release(c);
+        return rc;
+    }
     rc = agree_on_settings(c, settings_rc);
     if (rc != MPI_SUCCESS) {
         release(c);
@@ -156,8 +186,50 @@ int ftc_comm_free(ftc_comm_t *comm)
     ftc_clear_error();
     if (!comm || !*comm)
         return ftc_fail(MPI_ERR_COMM, "ftc_comm_free: the communicator is NULL");
+    /* A rank may still be finishing an allreduce with this rank's saved
+     * result: settle before the communicator goes away. */
+    const int rc = ftc_ft_settle(*comm);
+    char why[400] = "";
+    if (rc != MPI_SUCCESS)
+        snprintf(why, sizeof(why), "%s", ftc_error_message());
     release(*comm);
     *comm = NULL;
+    return rc == MPI_SUCCESS ? MPI_SUCCESS : ftc_fail(rc, "ftc_comm_free: %s", why);
+}
+
+int ftc_comm_survivors(ftc_comm_t comm, MPI_Comm *survivors)
+{
+    ftc_clear_error();
+    if (!comm)
+        return ftc_fail(MPI_ERR_COMM, "ftc_comm_survivors: the communicator is NULL");
+    if (!survivors)
+        return ftc_fail(MPI_ERR_ARG, "ftc_comm_survivors: the output handle is NULL");
+    *survivors = MPI_COMM_NULL;
+    int rc = ftc_ft_settle(comm);
+    if (rc != MPI_SUCCESS)
+        return rc;
+#ifdef FTCOLL_HAVE_ULFM
+    rc = MPIX_Comm_shrink(comm->comm, survivors);
+    if (rc != MPI_SUCCESS)
+        return ftc_fail_mpi(rc, "ftc_comm_survivors: MPIX_Comm_shrink failed");
+#else
+    rc = MPI_Comm_dup(comm->comm, survivors);
+    if (rc != MPI_SUCCESS)
+        return ftc_fail_mpi(rc, "ftc_comm_survivors: MPI_Comm_dup failed");
+#endif
+    return MPI_SUCCESS;
+}
+
+int ftc_inject(ftc_comm_t comm, const char *spec)
+{
+    ftc_clear_error();
+    if (!comm)
+        return ftc_fail(MPI_ERR_COMM, "ftc_inject: the communicator is NULL");
+    ftc_inject_plan plan;
+    char why[256];
+    if (!ftc_inject_parse(spec, &plan, why, sizeof(why)))
+        return ftc_fail(MPI_ERR_ARG, "ftc_inject: %s", why);
+    comm->inject = plan;
     return MPI_SUCCESS;
 }
 

@@ -11,13 +11,18 @@
 #include <mpi.h>
 
 /* Tags of ftcoll's private communicators. Allreduce tags carry the call's
- * sequence number (FTC_TAG_ALLREDUCE_WINDOW calls deep), so that a message
- * a failure left behind never meets a later call's receive. */
+ * sequence number (FTC_TAG_ALLREDUCE_WINDOW calls deep), recovery tags the
+ * agreement's, so that a message a failure left behind never meets a later
+ * receive. */
 enum {
     FTC_TAG_ALLGATHER = 7001,
     FTC_TAG_SENTINEL = 7002,          /* never sent: a wildcard receive that ULFM fails */
     FTC_TAG_ALLREDUCE_BASE = 8192,
-    FTC_TAG_ALLREDUCE_WINDOW = 8192,  /* base + window stays below MPI's minimum tag bound */
+    FTC_TAG_ALLREDUCE_WINDOW = 8192,
+    /* Recovery rounds: base + 4 x (agreement number % window) + phase; the
+     * whole range stays below MPI's minimum tag bound, 32767. */
+    FTC_TAG_RECOVERY_BASE = FTC_TAG_ALLREDUCE_BASE + FTC_TAG_ALLREDUCE_WINDOW,
+    FTC_TAG_RECOVERY_WINDOW = 4095,
 };
 
 int ftc_p2p_isend(const void *buf, int count, MPI_Datatype type, int peer, int tag,

@@ -9,6 +9,7 @@
 
 #include "../buffer.h"
 #include "../comm.h"
+#include "../allreduce/ft_engine.h"
 #include "../error.h"
 #include "../p2p.h"
 #include "algorithms.h"
@@ -243,6 +244,8 @@ int ftc_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
     side send = { sendbuf, sendcount, sendtype, "send", 0, false };
     side recv = { recvbuf, recvcount, recvtype, "recv", 0, false };
     int rc = check_arguments(&send, &recv, in_place, comm);
+    if (rc == MPI_SUCCESS)
+        rc = ftc_ft_require_every_rank(comm, "ftc_allgather");
     if (rc != MPI_SUCCESS)
         return rc;
 

@@ -7,10 +7,32 @@
 #include "../comm.h"
 
 /*
- * Reduces `count` elements of `type` with `op` across the communicator;
+ * Reduces `count` elements of `type` with `op` across the live ranks;
  * `value` holds this rank's input on entry and the result on return.
  * `type` is predefined and (op, type) valid: the caller checked.
  */
 int ftc_ft_allreduce_run(ftc_comm_t comm, void *value, int count, MPI_Datatype type, MPI_Op op);
+
+/* The communicator's fault-tolerance state: made by ftc_comm_create after
+ * the communicator exists, released by ftc_comm_free. */
+int ftc_ft_comm_init(ftc_comm_t comm);
+void ftc_ft_comm_release(ftc_comm_t comm);
+
+/* Rebuilds the list of live ranks from comm->ft.alive. */
+void ftc_ft_update_live(ftc_comm_t comm);
+
+/*
+ * Outside any allreduce (ftc_comm_free, ftc_comm_survivors, an allgather
+ * that met a failure): joins the survivors' agreement, and serves this
+ * rank's saved result to ranks still finishing an earlier call, so nobody
+ * is left waiting. Collective over the survivors; a no-op without ULFM.
+ */
+int ftc_ft_settle(ftc_comm_t comm);
+
+/*
+ * For collectives that need every rank: settles a failure this rank has
+ * noticed, then MPIX_ERR_PROC_FAILED (with ULFM) if any rank has failed.
+ */
+int ftc_ft_require_every_rank(ftc_comm_t comm, const char *who);
 
 #endif

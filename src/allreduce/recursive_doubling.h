@@ -21,7 +21,10 @@
 #ifndef FTCOLL_ALLREDUCE_RECURSIVE_DOUBLING_H
 #define FTCOLL_ALLREDUCE_RECURSIVE_DOUBLING_H
 
+#include <stdbool.h>
+
 #include "../schedule.h"
+#include "holdings.h"
 
 /* The actives among n participants: the largest power of two <= n. */
 static inline int ftc_rd_actives(int n) { return n > 0 ? 1 << ftc_floor_log2(n) : 0; }
@@ -39,5 +42,22 @@ static inline int ftc_rd_fold_partner(int index, int n)
         return index - m;
     return index + m < n ? index + m : -1;
 }
+
+/* How far one participant got: enough to know what its value holds. */
+typedef struct {
+    bool folded;     /* active: its spare's value combined in; spare: value handed over */
+    int steps_done;  /* exchanges completed and combined */
+    bool complete;   /* holds the whole group's result */
+} ftc_rd_progress;
+
+/*
+ * The holdings of participant `index`'s value after `progress`, in a group
+ * of n whose participant i starts with holdings start[i] (NULL: each holds
+ * only itself, ranks[i]). After s steps an active's value covers the
+ * aligned block of 2^s actives around it, each with its spare folded in; a
+ * spare keeps its own value until the result comes back.
+ */
+void ftc_rd_holdings(ftc_holdings *out, int index, int n, const ftc_rd_progress *progress,
+                     const int *ranks, const ftc_holdings *start);
 
 #endif

@@ -218,32 +218,21 @@ if(FTCOLL_VALGRIND AND VALGRIND)
     ARGS --large 5000)
 endif()
 
-# Real deaths during ftc_allreduce (ULFM only): FTCOLL_INJECT kills one rank
-# (never rank 0, which reports) at a fold, a step or the fold-out, before or
-# after it sends. Survivors must all return, with the exact sum or
-# MPIX_ERR_PROC_FAILED; ctest's timeout catches a hang.
+# Real deaths during ftc_allreduce (ULFM only): every scenario of
+# kill_scenarios.txt (1 to 3 ranks SIGKILLed at a step, a fold, the hand-out,
+# during a recovery; p from 2 to 16; strict mode), one mpirun each, ending
+# with the table "scenarios, survived, wrong results, hangs". The script's
+# exit status is the verdict (it judges each mpirun by the lines printed).
 if(FTCOLL_HAVE_ULFM)
   ftcoll_mpi_program(mpi_test_allreduce_kill test_allreduce_kill.c ftcoll_static)
-  set(FTCOLL_KILL_SCENARIOS
-    "2|kill rank=1 call=2 step=0"
-    "3|kill rank=2 call=2 step=fold-in"
-    "3|kill rank=2 call=2 step=fold-in at=after-send"
-    "3|kill rank=1 call=2 step=fold-out"
-    "4|kill rank=3 call=1 step=0"
-    "4|kill rank=1 call=2 step=1 at=after-send"
-    "5|kill rank=4 call=3 step=fold-out at=after-send"
-    "8|kill rank=5 call=2 step=2"
-    "8|kill rank=7 call=1 step=1 at=after-send"
-    "12|kill rank=9 call=2 step=fold-in"
-    "12|kill rank=3 call=2 step=2")
-  set(index 0)
-  foreach(scenario IN LISTS FTCOLL_KILL_SCENARIOS)
-    string(REPLACE "|" ";" parts "${scenario}")
-    list(GET parts 0 procs)
-    list(GET parts 1 spec)
-    math(EXPR index "${index} + 1")
-    ftcoll_mpi_test(mpi.allreduce_kill.${index} ${procs} mpi_test_allreduce_kill
-      EXPECT "allreduce-kill p=[0-9]+: every survivor returned"
-      ENV "FTCOLL_INJECT=${spec}" LAUNCH_WRAPPER)
-  endforeach()
+  add_test(NAME mpi.allreduce_kill_table
+    COMMAND ${PROJECT_SOURCE_DIR}/tests/scripts/allreduce_kill_table.sh
+            ${FTCOLL_MPI_TEST_DIR}/kill_scenarios.txt 60
+            ${FTCOLL_MPIEXEC} ${FTCOLL_MPIEXEC_FLAGS} ${MPIEXEC_PREFLAGS} ${FTCOLL_NUMPROC_FLAG}
+            -- $<TARGET_FILE:mpi_test_allreduce_kill>)
+  set_tests_properties(mpi.allreduce_kill_table PROPERTIES
+    LABELS mpi
+    TIMEOUT 1800
+    PROCESSORS 2
+    ENVIRONMENT "${FTCOLL_MPI_TEST_ENV};FTCOLL_STRICT=")
 endif()

@@ -1,16 +1,21 @@
 /*
- * Real process deaths during ftc_allreduce (ULFM only). ctest sets
- * FTCOLL_INJECT to kill one rank (never rank 0, which reports) at a chosen
- * call, step and phase; every rank then makes CALLS allreduce calls.
+ * Real process deaths during ftc_allreduce (ULFM only). FTCOLL_INJECT (set
+ * by the scenario runner, tests/scripts/allreduce_kill_table.sh) kills
+ * ranks at chosen calls, rounds, steps and phases; every rank makes CALLS
+ * allreduce calls on a vector whose sums are exact, then the survivors
+ * compare notes.
  *
- * What must hold today, before recovery exists: no survivor waits forever
- * (ctest's timeout), and every call on every survivor either succeeds with
- * the exact sum of all ranks' inputs — its value already held the dead
- * rank's contribution — or returns MPIX_ERR_PROC_FAILED with a message;
- * after a failure, later calls report it at once.
+ * Checked on every survivor, for every call: MPI_SUCCESS (or, with
+ * FTCOLL_STRICT=1, MPIX_ERR_PROC_FAILED exactly when S is not every rank);
+ * every element equal to the sum over the reported S; this rank in S. Then,
+ * over a communicator of the survivors (ftc_comm_survivors): S identical on
+ * every survivor for every call. The lowest survivor prints one line:
+ *   allreduce-kill p=P survivors=N calls=C wrong=W S=[...]: PASS|FAIL
  */
 #define _POSIX_C_SOURCE 200809L /* _exit */
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -18,8 +23,67 @@
 #include <mpi-ext.h>
 
 #include "ftcoll.h"
+#include "harness.h"
 
-enum { CALLS = 4 };
+enum { CALLS = 4, COUNT = 5, MAX_RANKS = 64 };
+
+static long input(int rank, int call, int element)
+{
+    return (long)(rank + 1) * (element + call);
+}
+
+static bool strict_mode(void)
+{
+    const char *text = getenv("FTCOLL_STRICT");
+    return text && strcmp(text, "1") == 0;
+}
+
+/* One call: its return code, result and report against expectations. */
+static int check_call(ftc_comm_t comm, int rank, int p, int call, uint64_t *set)
+{
+    long value[COUNT];
+    for (int e = 0; e < COUNT; e++)
+        value[e] = input(rank, call, e);
+    const int rc = ftc_allreduce(MPI_IN_PLACE, value, COUNT, MPI_LONG, MPI_SUM, comm);
+    char message[512];
+    snprintf(message, sizeof(message), "%s", ftc_error_message());
+    ftc_allreduce_report report;
+    int in_result[MAX_RANKS], failed[MAX_RANKS];
+    if (ftc_allreduce_last_report(comm, &report, in_result, failed) != MPI_SUCCESS) {
+        fprintf(stderr, "FAIL rank %d call %d: no report: %s\n", rank, call, ftc_error_message());
+        return 1;
+    }
+    *set = 0;
+    for (int r = 0; r < p; r++)
+        *set |= (uint64_t)in_result[r] << r;
+    const bool complete = report.contributors == p;
+    const bool strict_error = strict_mode() && !complete;
+    int wrong = 0;
+    if (strict_error ? class_of(rc) != MPIX_ERR_PROC_FAILED : rc != MPI_SUCCESS) {
+        fprintf(stderr, "FAIL rank %d call %d: returned %s (%s), S has %d of %d ranks\n", rank,
+                call, class_name(class_of(rc)), message, report.contributors, p);
+        wrong++;
+    }
+    if (!in_result[rank]) {
+        fprintf(stderr, "FAIL rank %d call %d: a survivor missing from S\n", rank, call);
+        wrong++;
+    }
+    for (int e = 0; e < COUNT; e++) {
+        long expected = 0;
+        for (int r = 0; r < p; r++)
+            expected += in_result[r] ? input(r, call, e) : 0;
+        if (value[e] != expected) {
+            fprintf(stderr, "MISMATCH rank %d call %d element %d: %ld, expected %ld for S=%#llx\n",
+                    rank, call, e, value[e], expected, (unsigned long long)*set);
+            wrong++;
+        }
+    }
+    if (report.recovery_rounds > 0 && getenv("FTCOLL_TEST_VERBOSE"))
+        fprintf(stderr, "rank %d call %d: S=%#llx, %d failed, %d rounds%s, %.1f ms\n", rank, call,
+                (unsigned long long)*set, report.failed_in_call, report.recovery_rounds,
+                report.finished_late ? " (late)" : "", report.recovery_seconds * 1e3);
+    return wrong;
+}
 
 int main(int argc, char **argv)
 {
@@ -27,49 +91,43 @@ int main(int argc, char **argv)
     int rank, p;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &p);
+    if (p > MAX_RANKS)
+        die("this test runs on at most 64 ranks");
     ftc_comm_t comm;
-    if (ftc_comm_create(MPI_COMM_WORLD, &comm) != MPI_SUCCESS) {
-        fprintf(stderr, "FAIL rank %d: ftc_comm_create: %s\n", rank, ftc_error_message());
-        MPI_Abort(MPI_COMM_WORLD, 2);
-    }
-    const long expected = (long)p * (p + 1) / 2;
-    int wrong = 0, failed_calls = 0;
-    for (int call = 1; call <= CALLS; call++) {
-        long value = rank + 1;
-        const int rc = ftc_allreduce(MPI_IN_PLACE, &value, 1, MPI_LONG, MPI_SUM, comm);
-        int error_class = rc;
-        if (rc != MPI_SUCCESS)
-            MPI_Error_class(rc, &error_class);
-        if (rc == MPI_SUCCESS && value != expected) {
-            fprintf(stderr, "MISMATCH rank %d call %d: %ld, expected %ld\n", rank, call, value,
-                    expected);
-            wrong++;
-        } else if (rc != MPI_SUCCESS && (error_class != MPIX_ERR_PROC_FAILED
-                                         || !ftc_error_message()[0])) {
-            fprintf(stderr, "FAIL rank %d call %d: error %d: %s\n", rank, call, rc,
-                    ftc_error_message());
-            wrong++;
+    if (ftc_comm_create(MPI_COMM_WORLD, &comm) != MPI_SUCCESS)
+        die(ftc_error_message());
+    int wrong = 0;
+    uint64_t sets[CALLS];
+    for (int call = 0; call < CALLS; call++)
+        wrong += check_call(comm, rank, p, call + 1, &sets[call]);
+
+    MPI_Comm survivors;
+    if (ftc_comm_survivors(comm, &survivors) != MPI_SUCCESS)
+        die(ftc_error_message());
+    int n, reporter;
+    MPI_Comm_size(survivors, &n);
+    MPI_Comm_rank(survivors, &reporter);
+    uint64_t lowest[CALLS], highest[CALLS];
+    int total_wrong = 0;
+    MPI_Allreduce(sets, lowest, CALLS, MPI_UINT64_T, MPI_MIN, survivors);
+    MPI_Allreduce(sets, highest, CALLS, MPI_UINT64_T, MPI_MAX, survivors);
+    MPI_Allreduce(&wrong, &total_wrong, 1, MPI_INT, MPI_SUM, survivors);
+    for (int call = 0; call < CALLS; call++) {
+        if (lowest[call] != highest[call]) {
+            if (reporter == 0)
+                fprintf(stderr, "FAIL call %d: S differs between survivors (%#llx vs %#llx)\n",
+                        call + 1, (unsigned long long)lowest[call],
+                        (unsigned long long)highest[call]);
+            total_wrong++;
         }
-        failed_calls += rc != MPI_SUCCESS;
     }
-    /* The survivors report to rank 0 over plain MPI: they are all alive. */
-    if (rank == 0) {
-        int total_wrong = wrong;
-        for (int from = 1; from < p; from++) {
-            int theirs[2];
-            MPI_Status status;
-            MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-            if (MPI_Recv(theirs, 2, MPI_INT, from, 99, MPI_COMM_WORLD, &status) == MPI_SUCCESS)
-                total_wrong += theirs[0];
-        }
-        printf("allreduce-kill p=%d: %s (%d calls failed on rank 0)\n", p,
-               total_wrong ? "WRONG RESULTS" : "every survivor returned, each result exact "
-                                               "or a process-failure error",
-               failed_calls);
-    } else {
-        const int mine[2] = { wrong, failed_calls };
-        MPI_Send(mine, 2, MPI_INT, 0, 99, MPI_COMM_WORLD);
+    if (reporter == 0) {
+        printf("allreduce-kill p=%d survivors=%d calls=%d wrong=%d S=[", p, n, CALLS, total_wrong);
+        for (int call = 0; call < CALLS; call++)
+            printf("%s%#llx", call ? " " : "", (unsigned long long)sets[call]);
+        printf("]: %s\n", total_wrong ? "FAIL" : "PASS");
     }
+    MPI_Comm_free(&survivors);
     ftc_comm_free(&comm);
     /* Open MPI 5.0.7's MPI_Finalize waits in a PMIx fence that, after a
      * rank died, now and then never completes (seen in about one run in
@@ -77,5 +135,5 @@ int main(int argc, char **argv)
      * is done and reported: leave without it. */
     fflush(stdout);
     fflush(stderr);
-    _exit(wrong ? 1 : 0);
+    _exit(total_wrong ? 1 : 0);
 }

@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# Runs every scenario of a kill-scenario file (tests/mpi/kill_scenarios.txt)
+# under mpirun and ends with the table: scenarios, survived, wrong results,
+# hangs. A scenario survives when the lowest survivor prints PASS (its
+# checks: every result exact for the reported S, S the same everywhere).
+#
+#   allreduce_kill_table.sh SCENARIOS TIMEOUT LAUNCHER... -- PROGRAM
+# LAUNCHER is mpirun with its flags, up to the process-count flag (-n).
+set -u
+scenarios=$1 limit=$2
+shift 2
+launcher=()
+while [ $# -gt 0 ] && [ "$1" != "--" ]; do launcher+=("$1"); shift; done
+shift
+program=$1
+
+total=0 survived=0 wrong=0 hangs=0 other=0
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+while IFS='|' read -r ranks env spec; do
+    ranks=$(echo "$ranks" | tr -d ' ')
+    case "$ranks" in ''|'#'*) continue ;; esac
+    env=$(echo "$env" | xargs)
+    spec=$(echo "$spec" | xargs)
+    [ "$env" = "-" ] && env=
+    total=$((total + 1))
+    start=$(date +%s.%N)
+    # shellcheck disable=SC2086 # env holds VAR=value words
+    env FTCOLL_INJECT="$spec" $env timeout -k 5 "$limit" \
+        "${launcher[@]}" "$ranks" "$program" </dev/null >"$log" 2>&1
+    rc=$?
+    seconds=$(echo "$(date +%s.%N) - $start" | bc)
+    line=$(grep -a "^allreduce-kill " "$log" | tail -1)
+    kills=$(grep -o "kill" <<<"$spec" | wc -l)
+    if [ $rc -eq 124 ] || [ $rc -eq 137 ]; then
+        verdict=HANG; hangs=$((hangs + 1))
+    elif grep -aq "MISMATCH\|: FAIL\|^FAIL" "$log"; then
+        verdict=WRONG; wrong=$((wrong + 1))
+    elif [[ "$line" == *": PASS" ]] && [[ "$line" != *" survivors=$((ranks - kills)) "* ]]; then
+        verdict=ERROR; other=$((other + 1))
+        echo "           $kills directive(s), but not as many ranks died: fix the scenario"
+    elif [[ "$line" == *": PASS" ]]; then
+        verdict=survived; survived=$((survived + 1))
+    else
+        verdict=ERROR; other=$((other + 1))
+    fi
+    printf '%-8s p=%-2s %5.1fs  %s%s\n' "$verdict" "$ranks" "$seconds" "${env:+$env }" "$spec"
+    [ -n "$line" ] && printf '           %s\n' "$line"
+    if [ "$verdict" != survived ]; then
+        grep -a "MISMATCH\|FAIL\|rror" "$log" | head -5 | sed 's/^/           /'
+    fi
+done <"$scenarios"
+
+echo
+printf '%-10s %-9s %-14s %-6s %s\n' scenarios survived "wrong results" hangs "other errors"
+printf '%-10s %-9s %-14s %-6s %s\n' "$total" "$survived" "$wrong" "$hangs" "$other"
+[ "$total" -gt 0 ] && [ "$survived" -eq "$total" ]
