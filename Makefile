@@ -4,7 +4,10 @@
 #               (Debian's MPICH first, then ULFM Open MPI: unit, MPI,
 #               sanitizer and valgrind tests), ending with ctest's summary
 #   make run    installs what is missing, builds, runs the main job: the
-#               allgather benchmark at $(RANKS) ranks against native Open MPI
+#               fault-tolerant allreduce on $(RANKS) ranks while two of them are
+#               killed, with a report of what happened
+#   make bench  the benchmarks against native Open MPI (allgather, allreduce,
+#               allreduce recovery); bench-allgather etc. run one of them
 #
 # FTCOLL_MPI_PREFIX picks the ULFM Open MPI (built or unpacked there by
 # scripts/install-mpi.sh if it holds none); FTCOLL_MPI_TARBALL names a prebuilt one.
@@ -28,7 +31,8 @@ BUILD_MPICH ?= build-mpich
 JOBS ?= $(shell nproc)
 RANKS ?= 8
 
-.PHONY: all deps build build-mpich test test-ulfm test-mpich run clean
+.PHONY: all deps build build-mpich test test-ulfm test-mpich run bench bench-allgather \
+        bench-allreduce bench-recovery clean
 
 all: build
 
@@ -58,8 +62,23 @@ test-ulfm: build
 test: test-mpich
 	$(MAKE) --no-print-directory test-ulfm
 
+# The main demonstration: ftc_allreduce on $(RANKS) ranks while two of them
+# are killed mid-call (examples/ft_allreduce_demo.c).
 run: build
+	$(MPI)/bin/mpirun --with-ft ulfm --oversubscribe --bind-to none -n $(RANKS) \
+	  $(BUILD)/ftcoll-demo
+
+# The benchmarks against native Open MPI (results in bench-results/).
+bench: bench-allgather bench-allreduce bench-recovery
+
+bench-allgather: build
 	scripts/bench-allgather.sh $(RANKS) $(BUILD)/bench/ftcoll-bench
+
+bench-allreduce: build
+	FTCOLL_BENCH=$(BUILD)/bench/ftcoll-bench scripts/bench-allreduce.sh
+
+bench-recovery: build
+	FTCOLL_BENCH=$(BUILD)/bench/ftcoll-bench scripts/bench-allreduce-recovery.sh
 
 clean:
 	rm -rf $(BUILD) $(BUILD_MPICH)

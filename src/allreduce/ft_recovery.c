@@ -33,6 +33,7 @@
 #include "ft_call.h"
 
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -296,6 +297,56 @@ static int plan_error(ftc_plan_status status)
                     : "no survivor");
 }
 
+/* "{0-3,8}": a set of ranks, runs of consecutive ranks shortened. */
+static void format_set(const ftc_holdings *h, int size, char *out, size_t room)
+{
+    size_t used = 0;
+    out[0] = '\0';
+    for (int r = 0; r < size && used + 24 < room; r++) {
+        if (!ftc_holdings_has(h, r) || (r > 0 && ftc_holdings_has(h, r - 1)))
+            continue;
+        int last = r;
+        while (last + 1 < size && ftc_holdings_has(h, last + 1))
+            last++;
+        used += (size_t)snprintf(out + used, room - used, used ? ",%d" : "%d", r);
+        if (last > r)
+            used += (size_t)snprintf(out + used, room - used, "-%d", last);
+    }
+    if (used + 24 >= room)
+        snprintf(out + used, room - used, ",...");
+}
+
+/* FTCOLL_VERBOSE=1: the lowest live rank tells what the round does. */
+static void log_plan(const ftc_ft_call *c, const ftc_recovery_plan *plan, const ftc_holdings *held)
+{
+    const ftc_comm_t comm = c->comm;
+    if (!comm->verbose || comm->ft.live[0] != comm->rank)
+        return;
+    char set[256];
+    fprintf(stderr, "ftcoll: allreduce call %ld, recovery round: %d live ranks; masters:",
+            c->number, comm->ft.nlive);
+    for (int i = 0; i < plan->nmasters; i++) {
+        format_set(&held[plan->masters[i]], comm->size, set, sizeof(set));
+        fprintf(stderr, " %d holds {%s}%s", plan->masters[i], set,
+                i + 1 < plan->nmasters ? "," : "");
+    }
+    int handouts = 0;
+    for (int i = 0; i < plan->nmasters; i++) {
+        const int m = plan->masters[i];
+        for (int j = 0, given = 0; j < comm->ft.nlive; j++) {
+            const int r = comm->ft.live[j];
+            if (r == m || plan->master_of[r] != m || ftc_holdings_equal(&held[r], &plan->result))
+                continue;
+            if (given++ == 0)
+                fprintf(stderr, "%s%d->", handouts++ ? "; " : "; hand-out ", m);
+            fprintf(stderr, "%s%d", given > 1 ? "," : "", r);
+        }
+    }
+    format_set(&plan->result, comm->size, set, sizeof(set));
+    fprintf(stderr, "; S = {%s}, %d of %d ranks\n", set, ftc_holdings_count(&plan->result),
+            comm->size);
+}
+
 static int run_round(ftc_ft_call *c, int tag_base)
 {
     const int size = c->comm->size;
@@ -313,6 +364,8 @@ static int run_round(ftc_ft_call *c, int tag_base)
         const ftc_plan_status status = ftc_recovery_plan_build(&plan, size, c->comm->ft.alive, held);
         if (status != FTC_PLAN_OK)
             rc = plan_error(status);
+        else
+            log_plan(c, &plan, held);
     }
     const bool master = rc == MPI_SUCCESS && plan.master_of[c->comm->rank] == c->comm->rank;
     if (master && plan.nmasters > 1) {

@@ -230,6 +230,9 @@ if(FTCOLL_HAVE_ULFM)
             ${FTCOLL_MPI_TEST_DIR}/kill_scenarios.txt 60
             ${FTCOLL_MPIEXEC} ${FTCOLL_MPIEXEC_FLAGS} ${MPIEXEC_PREFLAGS} ${FTCOLL_NUMPROC_FLAG}
             -- $<TARGET_FILE:mpi_test_allreduce_kill>)
+  # `make run`'s demonstration: 8 ranks, two killed, the survivors' report.
+  ftcoll_mpi_test(mpi.demo 8 ftcoll-demo
+    EXPECT "every call returned on every survivor the exact sum")
   set_tests_properties(mpi.allreduce_kill_table PROPERTIES
     LABELS mpi
     TIMEOUT 1800
