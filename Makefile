@@ -78,7 +78,8 @@ bench-allreduce: build
 	FTCOLL_BENCH=$(BUILD)/bench/ftcoll-bench scripts/bench-allreduce.sh
 
 bench-recovery: build
-	FTCOLL_BENCH=$(BUILD)/bench/ftcoll-bench scripts/bench-allreduce-recovery.sh
+	FTCOLL_BENCH=$(BUILD)/bench/ftcoll-bench FTCOLL_BENCH_ARGS="--step 1" \
+	  scripts/bench-allreduce-recovery.sh
 
 clean:
 	rm -rf $(BUILD) $(BUILD_MPICH)

@@ -3,6 +3,7 @@
  *
  *     mpirun -n 8 ftcoll-bench allgather [options]    (see: allgather --help)
  *     mpirun -n 8 ftcoll-bench allreduce [options]    (see: allreduce --help)
+ *     mpirun --with-ft ulfm -n 8 ftcoll-bench allreduce-recovery [options]
  *     ftcoll-bench --help
  *
  * Each collective is a subcommand in the table below; adding one (guard, ...)
@@ -21,6 +22,8 @@ static const bench_subcommand subcommands[] = {
       bench_allgather_main },
     { "allreduce", "ftc_allreduce vs MPI_Allreduce, MPI_SUM on MPI_DOUBLE, per vector size",
       bench_allreduce_main },
+    { "allreduce-recovery", "one rank killed in ftc_allreduce vs a hand-written ULFM recovery "
+      "(ULFM only)", bench_allreduce_recovery_main },
 };
 
 enum { SUBCOMMAND_COUNT = sizeof(subcommands) / sizeof(subcommands[0]) };
@@ -34,7 +37,7 @@ static void print_usage(FILE *out)
             "Subcommands:\n",
             FTCOLL_VERSION_MAJOR, FTCOLL_VERSION_MINOR, FTCOLL_VERSION_PATCH);
     for (int i = 0; i < SUBCOMMAND_COUNT; i++)
-        fprintf(out, "  %-12s %s\n", subcommands[i].name, subcommands[i].summary);
+        fprintf(out, "  %-18s %s\n", subcommands[i].name, subcommands[i].summary);
     fprintf(out, "\nExit status: 0 done, 1 a call failed or gave a wrong result, 2 bad usage.\n");
 }
 
