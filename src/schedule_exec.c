@@ -1,5 +1,6 @@
 #include "schedule_exec.h"
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -98,13 +99,49 @@ static int post_step(const ftc_xfer *xfers, int n, const ftc_slots *slots, MPI_C
     return first_error;
 }
 
+/* MPI_Waitall (MPI_ERR_IN_STATUS, an error per status), polled, that
+ * returns FTC_EXEC_INTERRUPTED as soon as `watch` fires instead. */
+static int wait_watching(int n, MPI_Request *requests, MPI_Status *statuses, MPI_Request *watch)
+{
+    for (;;) {
+        int done = 0, fired = 0;
+        const int rc = MPI_Testall(n, requests, &done, statuses);
+        if (done || rc != MPI_SUCCESS)
+            return rc;
+        if (MPI_Test(watch, &fired, MPI_STATUS_IGNORE) != MPI_SUCCESS || fired)
+            return FTC_EXEC_INTERRUPTED;
+    }
+}
+
+/* After an interruption: no receive may write into the buffer later; a
+ * send to a peer that moved on may never complete, so it is released. */
+static void abandon(const ftc_xfer *xfers, int n, MPI_Request *requests)
+{
+    for (int i = 0; i < n; i++) {
+        if (requests[i] == MPI_REQUEST_NULL)
+            continue;
+        if (xfers[i].kind == FTC_XFER_RECV) {
+            MPI_Cancel(&requests[i]);
+            MPI_Wait(&requests[i], MPI_STATUS_IGNORE);
+        } else {
+            MPI_Request_free(&requests[i]);
+        }
+    }
+}
+
 static int run_step(const ftc_schedule *s, int step, const ftc_slots *slots, MPI_Comm comm,
-                    int tag, ftc_exec_scratch *scratch, const char *what)
+                    int tag, ftc_exec_scratch *scratch, const char *what, MPI_Request *watch)
 {
     const ftc_xfer *xfers = ftc_schedule_step_xfers(s, step);
     const int n = ftc_schedule_step_size(s, step);
     const int posted = post_step(xfers, n, slots, comm, tag, scratch->requests, step, what);
-    int rc = ftc_p2p_waitall(n, scratch->requests, scratch->statuses);
+    const bool watching = watch && *watch != MPI_REQUEST_NULL;
+    int rc = watching ? wait_watching(n, scratch->requests, scratch->statuses, watch)
+                      : ftc_p2p_waitall(n, scratch->requests, scratch->statuses);
+    if (rc == FTC_EXEC_INTERRUPTED) {
+        abandon(xfers, n, scratch->requests);
+        return rc;
+    }
     if (rc == MPI_ERR_IN_STATUS)
         finish_pending(n, scratch->requests, scratch->statuses);
     if (posted != MPI_SUCCESS)
@@ -128,7 +165,7 @@ static int run_step(const ftc_schedule *s, int step, const ftc_slots *slots, MPI
  * its message.
  */
 int ftc_schedule_run(const ftc_schedule *s, const ftc_slots *slots, MPI_Comm comm, int tag,
-                     ftc_exec_scratch *scratch, const char *what)
+                     ftc_exec_scratch *scratch, const char *what, MPI_Request *watch)
 {
     int rc = reserve(scratch, s->max_step_xfers);
     if (rc != MPI_SUCCESS)
@@ -136,7 +173,9 @@ int ftc_schedule_run(const ftc_schedule *s, const ftc_slots *slots, MPI_Comm com
     int first_error = MPI_SUCCESS;
     char first_message[512] = "";
     for (int step = 0; step < s->nsteps; step++) {
-        rc = run_step(s, step, slots, comm, tag, scratch, what);
+        rc = run_step(s, step, slots, comm, tag, scratch, what, watch);
+        if (rc == FTC_EXEC_INTERRUPTED)
+            return rc;
         if (rc != MPI_SUCCESS && first_error == MPI_SUCCESS) {
             first_error = rc;
             snprintf(first_message, sizeof(first_message), "%s", ftc_error_message());

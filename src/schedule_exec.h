@@ -26,6 +26,16 @@ void ftc_exec_scratch_free(ftc_exec_scratch *scratch);
  * than leaving stale data behind. `what` names the collective in messages.
  */
 int ftc_schedule_run(const ftc_schedule *s, const ftc_slots *slots, MPI_Comm comm, int tag,
-                     ftc_exec_scratch *scratch, const char *what);
+                     ftc_exec_scratch *scratch, const char *what, MPI_Request *watch);
+
+/*
+ * `watch` (NULL or a pointer to MPI_REQUEST_NULL: none) is a request that
+ * only completes or fails when a process failed (ULFM: the communicator's
+ * sentinel, see allreduce/ft_engine.c). Every wait includes it; if it
+ * fires, the run stops at once, cancels or releases its transfers in
+ * flight and returns FTC_EXEC_INTERRUPTED: a rank its peers wait for may be
+ * dead or waiting elsewhere, so going on could wait forever.
+ */
+enum { FTC_EXEC_INTERRUPTED = -2 };
 
 #endif

@@ -469,16 +469,8 @@ int ftc_ft_settle(ftc_comm_t comm)
 }
 #endif
 
-int ftc_ft_require_every_rank(ftc_comm_t comm, const char *who)
+static int every_rank_needed(ftc_comm_t comm, const char *who)
 {
-    if (failure_pending(comm)) {
-        const int rc = ftc_ft_settle(comm);
-        if (rc != MPI_SUCCESS)
-            return rc;
-    }
-    const int failed = comm->size - comm->ft.nlive;
-    if (failed == 0)
-        return MPI_SUCCESS;
 #ifdef FTCOLL_HAVE_ULFM
     const int code = MPIX_ERR_PROC_FAILED;
 #else
@@ -486,7 +478,23 @@ int ftc_ft_require_every_rank(ftc_comm_t comm, const char *who)
 #endif
     return ftc_fail(code, "%s: %d of the communicator's %d ranks failed and this collective "
                     "needs every rank: ftc_comm_survivors gives a communicator of the others",
-                    who, failed, comm->size);
+                    who, comm->size - comm->ft.nlive, comm->size);
+}
+
+int ftc_ft_require_every_rank(ftc_comm_t comm, const char *who)
+{
+    if (failure_pending(comm)) {
+        const int rc = ftc_ft_settle(comm);
+        if (rc != MPI_SUCCESS)
+            return rc;
+    }
+    return comm->ft.nlive == comm->size ? MPI_SUCCESS : every_rank_needed(comm, who);
+}
+
+int ftc_ft_interrupted(ftc_comm_t comm, const char *who)
+{
+    const int rc = ftc_ft_settle(comm);
+    return rc != MPI_SUCCESS ? rc : every_rank_needed(comm, who);
 }
 
 /* ---- public queries and settings ------------------------------------------- */

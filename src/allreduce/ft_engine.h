@@ -35,4 +35,8 @@ int ftc_ft_settle(ftc_comm_t comm);
  */
 int ftc_ft_require_every_rank(ftc_comm_t comm, const char *who);
 
+/* A collective that needs every rank saw a process failure mid-call:
+ * settles with the survivors, then MPIX_ERR_PROC_FAILED. */
+int ftc_ft_interrupted(ftc_comm_t comm, const char *who);
+
 #endif

@@ -9,7 +9,12 @@
  * FTCOLL_STRICT=1, MPIX_ERR_PROC_FAILED exactly when S is not every rank);
  * every element equal to the sum over the reported S; this rank in S. Then,
  * over a communicator of the survivors (ftc_comm_survivors): S identical on
- * every survivor for every call. The lowest survivor prints one line:
+ * every survivor for every call. With FTCOLL_TEST_ALLGATHER_AFTER=K, every
+ * rank also calls ftc_allgather after allreduce call K: it needs every
+ * rank, so after a death it must return MPIX_ERR_PROC_FAILED on every
+ * survivor, also on ranks that meet a rank still finishing call K (no
+ * hang), and leave the communicator working for the calls after it.
+ * The lowest survivor prints one line:
  *   allreduce-kill p=P survivors=N calls=C wrong=W S=[...]: PASS|FAIL
  */
 #define _POSIX_C_SOURCE 200809L /* _exit */
@@ -85,6 +90,27 @@ static int check_call(ftc_comm_t comm, int rank, int p, int call, uint64_t *set)
     return wrong;
 }
 
+/* ftc_allgather of one int per rank: exact, or a process-failure error. */
+static int check_allgather(ftc_comm_t comm, int rank, int p)
+{
+    int mine = rank * 7, all[MAX_RANKS];
+    const int rc = ftc_allgather(&mine, 1, MPI_INT, all, 1, MPI_INT, comm);
+    if (class_of(rc) == MPIX_ERR_PROC_FAILED)
+        return 0;
+    if (rc != MPI_SUCCESS) {
+        fprintf(stderr, "FAIL rank %d: ftc_allgather returned %s: %s\n", rank,
+                class_name(class_of(rc)), ftc_error_message());
+        return 1;
+    }
+    for (int r = 0; r < p; r++) {
+        if (all[r] != r * 7) {
+            fprintf(stderr, "MISMATCH rank %d: ftc_allgather block %d\n", rank, r);
+            return 1;
+        }
+    }
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -98,8 +124,13 @@ int main(int argc, char **argv)
         die(ftc_error_message());
     int wrong = 0;
     uint64_t sets[CALLS];
-    for (int call = 0; call < CALLS; call++)
+    const char *after = getenv("FTCOLL_TEST_ALLGATHER_AFTER");
+    const int allgather_after = after ? atoi(after) : 0;
+    for (int call = 0; call < CALLS; call++) {
         wrong += check_call(comm, rank, p, call + 1, &sets[call]);
+        if (call + 1 == allgather_after)
+            wrong += check_allgather(comm, rank, p);
+    }
 
     MPI_Comm survivors;
     if (ftc_comm_survivors(comm, &survivors) != MPI_SUCCESS)
