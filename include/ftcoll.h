@@ -76,7 +76,9 @@ typedef enum {
  * MPI_ERR_BUFFER, MPI_ERR_TYPE (null, uncommitted, or 2 GiB or larger),
  * MPI_ERR_ARG (send and receive blocks differ in bytes), MPI_ERR_TRUNCATE
  * (a message of the wrong size: ranks passed different block sizes), or the
- * MPI error a transfer returned.
+ * MPI error a transfer returned. With ULFM, once a rank of the communicator
+ * has failed (before or during the call): MPIX_ERR_PROC_FAILED on every
+ * survivor (ftc_comm_survivors gives a communicator of the live ranks).
  */
 int ftc_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                   void *recvbuf, int recvcount, MPI_Datatype recvtype,

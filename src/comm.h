@@ -24,6 +24,7 @@ typedef struct {
     MPI_Request sentinel;       /* ULFM: a wildcard receive nobody matches, failed by
                                  * ULFM on every survivor when a rank dies */
     long agreements;            /* agreements run: the same count on every survivor */
+    long watched_after;         /* the allreduce call the last watched collective followed */
     bool agree_at_entry;        /* this rank finished a call that others, already in
                                  * the next one, helped it finish: they wait in an
                                  * agreement that its next ftcoll entry must join */

@@ -88,6 +88,17 @@ static void abandon(MPI_Request *requests, const bool *is_receive, int n)
     }
 }
 
+/* The error class for "a rank failed": ULFM's, or MPI_ERR_OTHER without it
+ * (where no rank outlives a failure to see it). */
+static int process_failed_class(void)
+{
+#ifdef FTCOLL_HAVE_ULFM
+    return MPIX_ERR_PROC_FAILED;
+#else
+    return MPI_ERR_OTHER;
+#endif
+}
+
 static bool is_process_failure(int rc)
 {
 #ifdef FTCOLL_HAVE_ULFM
@@ -397,12 +408,7 @@ static int check_strict(const ftc_ft_call *c)
     int first = 0;
     while (ftc_holdings_has(&c->held, first))
         first++;
-#ifdef FTCOLL_HAVE_ULFM
-    const int code = MPIX_ERR_PROC_FAILED;
-#else
-    const int code = MPI_ERR_OTHER;
-#endif
-    return ftc_fail(code, "ftc_allreduce (strict): the result lacks the contributions of %d "
+    return ftc_fail(process_failed_class(), "ftc_allreduce (strict): the result lacks the contributions of %d "
                     "failed rank(s), the first being rank %d; it covers the other %d",
                     missing, first, c->comm->size - missing);
 }
@@ -471,12 +477,7 @@ int ftc_ft_settle(ftc_comm_t comm)
 
 static int every_rank_needed(ftc_comm_t comm, const char *who)
 {
-#ifdef FTCOLL_HAVE_ULFM
-    const int code = MPIX_ERR_PROC_FAILED;
-#else
-    const int code = MPI_ERR_OTHER;
-#endif
-    return ftc_fail(code, "%s: %d of the communicator's %d ranks failed and this collective "
+    return ftc_fail(process_failed_class(), "%s: %d of the communicator's %d ranks failed and this collective "
                     "needs every rank: ftc_comm_survivors gives a communicator of the others",
                     who, comm->size - comm->ft.nlive, comm->size);
 }
@@ -489,6 +490,15 @@ int ftc_ft_require_every_rank(ftc_comm_t comm, const char *who)
             return rc;
     }
     return comm->ft.nlive == comm->size ? MPI_SUCCESS : every_rank_needed(comm, who);
+}
+
+MPI_Request *ftc_ft_watch_for(ftc_comm_t comm)
+{
+    ftc_ft_state *ft = &comm->ft;
+    if (ft->sentinel == MPI_REQUEST_NULL || ft->watched_after == ft->calls)
+        return NULL;
+    ft->watched_after = ft->calls;
+    return &ft->sentinel;
 }
 
 int ftc_ft_interrupted(ftc_comm_t comm, const char *who)

@@ -35,6 +35,15 @@ int ftc_ft_settle(ftc_comm_t comm);
  */
 int ftc_ft_require_every_rank(ftc_comm_t comm, const char *who);
 
+/*
+ * The request a collective that needs every rank should watch while it
+ * waits (ftc_schedule_run), or NULL. A rank can be held in an allreduce's
+ * recovery, waiting for the others, only until their next ftcoll call:
+ * so the first collective after an allreduce watches the sentinel (and
+ * pays for polling it), later ones wait as plain MPI does.
+ */
+MPI_Request *ftc_ft_watch_for(ftc_comm_t comm);
+
 /* A collective that needs every rank saw a process failure mid-call:
  * settles with the survivors, then MPIX_ERR_PROC_FAILED. */
 int ftc_ft_interrupted(ftc_comm_t comm, const char *who);
