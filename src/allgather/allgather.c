@@ -269,7 +269,9 @@ int ftc_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
         rc = place_own_block(plan, &send, in_place, &slots, comm->comm);
     if (rc == MPI_SUCCESS)
         rc = ftc_schedule_run(plan, &slots, comm->comm, FTC_TAG_ALLGATHER, &comm->exec,
-                              ftc_allgather_algorithm_name(choice.executed), ftc_ft_watch_for(comm));
+                              ftc_allgather_algorithm_name(choice.executed),
+                              ftc_ft_watch_for(comm));
+    ftc_ft_unwatch(comm);
     if (rc == FTC_EXEC_INTERRUPTED)   /* a rank died: settle with the survivors, report it */
         rc = ftc_ft_interrupted(comm, "ftc_allgather");
     if (rc == MPI_SUCCESS)

@@ -43,6 +43,7 @@ int ftc_ft_require_every_rank(ftc_comm_t comm, const char *who);
  * pays for polling it), later ones wait as plain MPI does.
  */
 MPI_Request *ftc_ft_watch_for(ftc_comm_t comm);
+void ftc_ft_unwatch(ftc_comm_t comm);   /* after the collective, watched or not */
 
 /* A collective that needs every rank saw a process failure mid-call:
  * settles with the survivors, then MPIX_ERR_PROC_FAILED. */

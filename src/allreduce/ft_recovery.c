@@ -441,7 +441,7 @@ int ftc_ft_recover(ftc_ft_call *c)
     }
 }
 
-int ftc_ft_settle(ftc_comm_t comm)
+static int settle_rounds(ftc_comm_t comm)
 {
     for (int round = 1;; round++) {
         agreement a;
@@ -458,4 +458,11 @@ int ftc_ft_settle(ftc_comm_t comm)
         if (rc != MPI_SUCCESS && rc != FTC_DETECTED)
             return rc;
     }
+}
+
+int ftc_ft_settle(ftc_comm_t comm)
+{
+    const int rc = settle_rounds(comm);
+    ftc_ft_unwatch(comm);   /* a round served may have posted the sentinel */
+    return rc;
 }
