@@ -109,33 +109,38 @@ static bool parse_rank(const char *text, int *out)
     return bench_parse_positive_int(text, out);
 }
 
-static bool set_bytes(recovery_options *o, const char *text)
+static bool set_bytes(void *target, const char *text)
 {
+    recovery_options *o = target;
     return bench_parse_bytes(text, &o->bytes) && o->bytes % (long long)sizeof(double) == 0
         && o->bytes / (long long)sizeof(double) <= INT_MAX;
 }
 
-static bool set_iterations(recovery_options *o, const char *text)
+static bool set_iterations(void *target, const char *text)
 {
+    recovery_options *o = target;
     return bench_parse_positive_int(text, &o->iterations);
 }
 
-static bool set_victim(recovery_options *o, const char *text)
+static bool set_victim(void *target, const char *text)
 {
+    recovery_options *o = target;
     return parse_rank(text, &o->victim);
 }
 
 /* The step names ftc_inject accepts; checked here so that a typo costs no MPI start-up. */
-static bool set_step(recovery_options *o, const char *text)
+static bool set_step(void *target, const char *text)
 {
+    recovery_options *o = target;
     int number;
     o->step = text;
     return parse_rank(text, &number) || strcmp(text, "fold-in") == 0
         || strcmp(text, "fold-out") == 0 || strcmp(text, "handout") == 0;
 }
 
-static bool set_measure(recovery_options *o, const char *text)
+static bool set_measure(void *target, const char *text)
 {
+    recovery_options *o = target;
     for (int kind = 0; kind < MEASURE_KINDS; kind++) {
         if (strcmp(text, measure_names[kind]) == 0) {
             o->measure = (measure_kind)kind;
@@ -145,13 +150,7 @@ static bool set_measure(recovery_options *o, const char *text)
     return false;
 }
 
-typedef struct {
-    const char *name;
-    bool (*set)(recovery_options *o, const char *value);
-    const char *expected;   /* for the message when `set` refuses a value */
-} option_spec;
-
-static const option_spec option_specs[] = {
+static const bench_option_spec option_specs[] = {
     { "--measure", set_measure, "ftcoll or alternative" },
     { "--bytes", set_bytes, "a positive multiple of 8 bytes (8, 64K), at most INT_MAX doubles" },
     { "--iterations", set_iterations, "a positive integer" },
@@ -162,19 +161,10 @@ static const option_spec option_specs[] = {
 /* Handles argv[*i]: BENCH_OK, BENCH_USAGE after a message. */
 static int apply_option(int argc, char **argv, int *i, recovery_options *o)
 {
-    for (size_t k = 0; k < sizeof(option_specs) / sizeof(option_specs[0]); k++) {
-        const option_spec *spec = &option_specs[k];
-        const char *value = NULL;
-        if (!bench_option_value(argc, argv, i, spec->name, &value))
-            continue;
-        if (!value)
-            return bench_usage_error(SUBCOMMAND, "%s needs a value", spec->name);
-        if (spec->set(o, value))
-            return BENCH_OK;
-        return bench_usage_error(SUBCOMMAND, "%s \"%s\": expected %s", spec->name, value,
-                                 spec->expected);
-    }
-    return bench_usage_error(SUBCOMMAND, "unknown option \"%s\"", argv[*i]);
+    const int rc = bench_apply_option(SUBCOMMAND, option_specs,
+                                      sizeof(option_specs) / sizeof(option_specs[0]), argc,
+                                      argv, i, o);
+    return rc != -1 ? rc : bench_usage_error(SUBCOMMAND, "unknown option \"%s\"", argv[*i]);
 }
 
 static int parse_options(int argc, char **argv, recovery_options *o)

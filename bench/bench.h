@@ -56,6 +56,19 @@ int bench_usage_error(const char *subcommand, const char *format, ...)
  */
 bool bench_option_value(int argc, char **argv, int *i, const char *name, const char **value);
 
+/* One "--name VALUE" option of a subcommand: `set` stores the value into
+ * the subcommand's options (`target`) or refuses it. */
+typedef struct {
+    const char *name;
+    bool (*set)(void *target, const char *value);
+    const char *expected;   /* for the message when `set` refuses a value */
+} bench_option_spec;
+
+/* Handles argv[*i] if it is one of the n `specs`: BENCH_OK, BENCH_USAGE
+ * after a message, or -1 when it is none of them. */
+int bench_apply_option(const char *subcommand, const bench_option_spec *specs, size_t n,
+                       int argc, char **argv, int *i, void *target);
+
 /* Parsers: the whole text must be a value, or they return false. */
 bool bench_parse_bytes(const char *text, long long *out);   /* 8, 4K, 1M (K, M, G: x1024) */
 bool bench_parse_positive_int(const char *text, int *out);

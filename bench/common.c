@@ -248,29 +248,46 @@ void bench_print_common_options(const char *unit, const char *native_default)
            default_options.seconds_per_size, native_default);
 }
 
-static bool set_min_bytes(bench_options *o, const char *text) { return bench_parse_bytes(text, &o->min_bytes); }
-static bool set_max_bytes(bench_options *o, const char *text) { return bench_parse_bytes(text, &o->max_bytes); }
-static bool set_iterations(bench_options *o, const char *text) { return bench_parse_positive_int(text, &o->iterations); }
-static bool set_csv(bench_options *o, const char *text) { o->csv_path = text; return *text != '\0'; }
-static bool set_native_label(bench_options *o, const char *text) { o->native_label = text; return *text != '\0'; }
-
-static bool set_factor(bench_options *o, const char *text)
+static bool set_min_bytes(void *o, const char *text)
 {
+    return bench_parse_bytes(text, &((bench_options *)o)->min_bytes);
+}
+
+static bool set_max_bytes(void *o, const char *text)
+{
+    return bench_parse_bytes(text, &((bench_options *)o)->max_bytes);
+}
+
+static bool set_iterations(void *o, const char *text)
+{
+    return bench_parse_positive_int(text, &((bench_options *)o)->iterations);
+}
+
+static bool set_csv(void *o, const char *text)
+{
+    ((bench_options *)o)->csv_path = text;
+    return *text != '\0';
+}
+
+static bool set_native_label(void *o, const char *text)
+{
+    ((bench_options *)o)->native_label = text;
+    return *text != '\0';
+}
+
+static bool set_factor(void *target, const char *text)
+{
+    bench_options *o = target;
     return bench_parse_positive_int(text, &o->factor) && o->factor >= 2;
 }
 
-static bool set_seconds(bench_options *o, const char *text)
+static bool set_seconds(void *target, const char *text)
 {
+    bench_options *o = target;
     return bench_parse_positive_seconds(text, &o->seconds_per_size);
 }
 
-typedef struct {
-    const char *name;
-    bool (*set)(bench_options *o, const char *value);
-    const char *expected;   /* for the message when `set` refuses a value */
-} option_spec;
-
-static const option_spec option_specs[] = {
+static const bench_option_spec option_specs[] = {
     { "--min-bytes", set_min_bytes, "a positive byte count (8, 4K, 1M)" },
     { "--max-bytes", set_max_bytes, "a positive byte count (8, 4K, 1M)" },
     { "--factor", set_factor, "an integer >= 2" },
@@ -280,22 +297,19 @@ static const option_spec option_specs[] = {
     { "--native-label", set_native_label, "a non-empty text" },
 };
 
-/* Handles argv[*i] if it is one of option_specs; returns BENCH_OK, or
- * BENCH_USAGE after a message, or -1 when it is none of them. */
-static int apply_common_option(const char *subcommand, int argc, char **argv, int *i,
-                               bench_options *o)
+int bench_apply_option(const char *subcommand, const bench_option_spec *specs, size_t n,
+                       int argc, char **argv, int *i, void *target)
 {
-    for (size_t k = 0; k < sizeof(option_specs) / sizeof(option_specs[0]); k++) {
-        const option_spec *spec = &option_specs[k];
+    for (size_t k = 0; k < n; k++) {
         const char *value = NULL;
-        if (!bench_option_value(argc, argv, i, spec->name, &value))
+        if (!bench_option_value(argc, argv, i, specs[k].name, &value))
             continue;
         if (!value)
-            return bench_usage_error(subcommand, "%s needs a value", spec->name);
-        if (spec->set(o, value))
+            return bench_usage_error(subcommand, "%s needs a value", specs[k].name);
+        if (specs[k].set(target, value))
             return BENCH_OK;
-        return bench_usage_error(subcommand, "%s \"%s\": expected %s", spec->name, value,
-                                 spec->expected);
+        return bench_usage_error(subcommand, "%s \"%s\": expected %s", specs[k].name, value,
+                                 specs[k].expected);
     }
     return -1;
 }
@@ -311,7 +325,9 @@ static int parse_options(int argc, char **argv, const bench_collective *c, void 
         }
         int rc = c->parse_option ? c->parse_option(argc, argv, &i, data) : -1;
         if (rc == -1)
-            rc = apply_common_option(c->name, argc, argv, &i, o);
+            rc = bench_apply_option(c->name, option_specs,
+                                    sizeof(option_specs) / sizeof(option_specs[0]), argc, argv,
+                                    &i, o);
         if (rc == -1)
             return bench_usage_error(c->name, "unknown option \"%s\"", argv[i]);
         if (rc != BENCH_OK)
