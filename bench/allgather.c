@@ -73,6 +73,7 @@ static int parse_option(int argc, char **argv, int *i, void *data)
 
 /* ---- the native side ------------------------------------------------------------- */
 
+#ifdef OPEN_MPI
 /* The algorithm forced on Open MPI's coll/tuned through the environment;
  * ftcoll numbers its algorithms as Open MPI does, so its parser reads it. */
 static ftc_allgather_algorithm forced_native_algorithm(void)
@@ -84,6 +85,7 @@ static ftc_allgather_algorithm forced_native_algorithm(void)
         return FTC_ALLGATHER_AUTO;
     return forced;
 }
+#endif
 
 static void native_label(bench_session *s, char *label, size_t size)
 {
