@@ -50,7 +50,6 @@ enum { RECORD_CALL = 0, RECORD_HEADER = 1 };   /* a record: call number, holding
 
 typedef struct {
     bool inconsistent;  /* ranks in calls that cannot be reconciled */
-    bool anyone_inside; /* some rank is inside a call */
     bool mixed;         /* ranks in two consecutive calls */
     bool older;         /* this rank is in the older one */
     int tag_base;
@@ -86,7 +85,7 @@ static int acknowledge(ftc_comm_t comm, bool *failed)
         rc = MPI_ERR_NO_MEM;
     if (rc == MPI_SUCCESS)
         rc = MPI_Comm_group(comm->comm, &all);
-    for (int i = 0; i < n; i++)
+    for (int i = 0; rc == MPI_SUCCESS && i < n; i++)
         in_group[i] = i;   /* the acknowledged ones come first */
     if (rc == MPI_SUCCESS && n > 0)
         rc = MPI_Group_translate_ranks(group, n, in_group, all, in_comm);
@@ -109,11 +108,10 @@ static int presence_bits(bool inside, long v)
 }
 
 /* From the agreed presence bits: who is where, and which call is older. */
-static void classify(agreement *a, int present, bool inside, long v)
+static void classify(agreement *a, int present, long v)
 {
     const int in_calls = present & 7, outside = (present >> 3) & 7, residues = in_calls | outside;
     const int mine = (int)(v % 3);
-    a->anyone_inside = in_calls != 0;
     a->inconsistent = false;
     a->mixed = false;
     a->older = true;
@@ -131,7 +129,6 @@ static void classify(agreement *a, int present, bool inside, long v)
     a->older = mine == older;
     /* the older call must be one everyone has entered or finished */
     a->inconsistent = older < 0 || (outside >> older & 1);
-    (void)inside;
 }
 
 static int agree(ftc_comm_t comm, bool inside, long v, agreement *a)
@@ -166,7 +163,7 @@ static int agree(ftc_comm_t comm, bool inside, long v, agreement *a)
         free(failed);
         ftc_ft_update_live(comm);
         ft->agree_at_entry = false;
-        classify(a, ~(flag >> (2 * HASH_BITS)) & 0x3F, inside, v);
+        classify(a, ~(flag >> (2 * HASH_BITS)) & 0x3F, v);
         a->tag_base = FTC_TAG_RECOVERY_BASE + 4 * (int)(number % FTC_TAG_RECOVERY_WINDOW);
         return MPI_SUCCESS;
     }
