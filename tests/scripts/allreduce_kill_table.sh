@@ -2,7 +2,8 @@
 # Runs every scenario of a kill-scenario file (tests/mpi/kill_scenarios.txt)
 # under mpirun and ends with the table: scenarios, survived, wrong results,
 # hangs. A scenario survives when the lowest survivor prints PASS (its
-# checks: every result exact for the reported S, S the same everywhere).
+# checks: every result exact for the reported S, S the same everywhere),
+# as many ranks died as the scenario kills, and mpirun exits 0.
 #
 #   allreduce_kill_table.sh SCENARIOS TIMEOUT LAUNCHER... -- PROGRAM
 # LAUNCHER is mpirun with its flags, up to the process-count flag (-n).
@@ -39,6 +40,9 @@ while IFS='|' read -r ranks env spec; do
     elif [[ "$line" == *": PASS" ]] && [[ "$line" != *" survivors=$((ranks - kills)) "* ]]; then
         verdict=ERROR; other=$((other + 1))
         echo "           $kills directive(s), but not as many ranks died: fix the scenario"
+    elif [[ "$line" == *": PASS" ]] && [ $rc -ne 0 ]; then
+        verdict=ERROR; other=$((other + 1))
+        echo "           mpirun exited $rc"
     elif [[ "$line" == *": PASS" ]]; then
         verdict=survived; survived=$((survived + 1))
     else
