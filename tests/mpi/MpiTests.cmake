@@ -75,6 +75,24 @@ function(ftcoll_mpi_test name procs target)
     ENVIRONMENT "${FTCOLL_MPI_TEST_ENV};${ARG_ENV}")
 endfunction()
 
+# The real-kill scenarios (ULFM only), one mpirun each, ending with the table
+# "scenarios, survived, wrong results, hangs"; the script's exit status is
+# the verdict (it judges each mpirun by the lines printed and its exit code).
+# ftcoll_kill_table(<name> <label> <target> [ENV VAR=val...])
+function(ftcoll_kill_table name label target)
+  cmake_parse_arguments(ARG "" "" "ENV" ${ARGN})
+  add_test(NAME ${name}
+    COMMAND ${PROJECT_SOURCE_DIR}/tests/scripts/allreduce_kill_table.sh
+            ${FTCOLL_MPI_TEST_DIR}/kill_scenarios.txt 60
+            ${FTCOLL_MPIEXEC} ${FTCOLL_MPIEXEC_FLAGS} ${MPIEXEC_PREFLAGS} ${FTCOLL_NUMPROC_FLAG}
+            -- $<TARGET_FILE:${target}>)
+  set_tests_properties(${name} PROPERTIES
+    LABELS ${label}
+    TIMEOUT 1800
+    PROCESSORS 2
+    ENVIRONMENT "${FTCOLL_MPI_TEST_ENV};FTCOLL_STRICT=;${ARG_ENV}")
+endfunction()
+
 # Two-digit process counts keep `ctest -R` and the listing in order.
 function(ftcoll_procs_suffix procs out)
   if(procs LESS 10)
@@ -189,6 +207,12 @@ if(FTCOLL_SANITIZERS)
     "UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1:abort_on_error=1")
   ftcoll_mpi_suite(asan ftcoll_asan ${FTCOLL_ASAN_LARGE_MAX_PROCS} FTCOLL_ASAN_TEST_PROCS
                    SANITIZED)
+  # Recovery runs only when ranks die: the kill scenarios again, sanitized.
+  if(FTCOLL_HAVE_ULFM)
+    ftcoll_mpi_program(asan_test_allreduce_kill test_allreduce_kill.c ftcoll_asan SANITIZED)
+    ftcoll_kill_table(asan.allreduce_kill_table asan asan_test_allreduce_kill
+                      ENV ${FTCOLL_ASAN_ENV})
+  endif()
 endif()
 
 # --- valgrind (label valgrind) ------------------------------------------------------
@@ -221,21 +245,11 @@ endif()
 # Real deaths during ftc_allreduce (ULFM only): every scenario of
 # kill_scenarios.txt (1 to 3 ranks SIGKILLed at a step, a fold, the hand-out,
 # during a recovery; p from 2 to 16; strict mode), one mpirun each, ending
-# with the table "scenarios, survived, wrong results, hangs". The script's
-# exit status is the verdict (it judges each mpirun by the lines printed).
+# with the table (the sanitized run is in the asan section).
 if(FTCOLL_HAVE_ULFM)
   ftcoll_mpi_program(mpi_test_allreduce_kill test_allreduce_kill.c ftcoll_static)
-  add_test(NAME mpi.allreduce_kill_table
-    COMMAND ${PROJECT_SOURCE_DIR}/tests/scripts/allreduce_kill_table.sh
-            ${FTCOLL_MPI_TEST_DIR}/kill_scenarios.txt 60
-            ${FTCOLL_MPIEXEC} ${FTCOLL_MPIEXEC_FLAGS} ${MPIEXEC_PREFLAGS} ${FTCOLL_NUMPROC_FLAG}
-            -- $<TARGET_FILE:mpi_test_allreduce_kill>)
+  ftcoll_kill_table(mpi.allreduce_kill_table mpi mpi_test_allreduce_kill)
   # `make run`'s demonstration: 8 ranks, two killed, the survivors' report.
   ftcoll_mpi_test(mpi.demo 8 ftcoll-demo
     EXPECT "every call returned on every survivor the exact sum")
-  set_tests_properties(mpi.allreduce_kill_table PROPERTIES
-    LABELS mpi
-    TIMEOUT 1800
-    PROCESSORS 2
-    ENVIRONMENT "${FTCOLL_MPI_TEST_ENV};FTCOLL_STRICT=")
 endif()

@@ -35,6 +35,9 @@ while IFS='|' read -r ranks env spec; do
     kills=$(grep -o "kill" <<<"$spec" | wc -l)
     if [ $rc -eq 124 ] || [ $rc -eq 137 ]; then
         verdict=HANG; hangs=$((hangs + 1))
+    elif grep -aq "AddressSanitizer\|LeakSanitizer\|runtime error:" "$log"; then
+        verdict=ERROR; other=$((other + 1))
+        echo "           a sanitizer report"
     elif grep -aq "MISMATCH\|: FAIL\|^FAIL" "$log"; then
         verdict=WRONG; wrong=$((wrong + 1))
     elif [[ "$line" == *": PASS" ]] && [[ "$line" != *" survivors=$((ranks - kills)) "* ]]; then
