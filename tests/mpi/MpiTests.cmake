@@ -168,6 +168,12 @@ function(ftcoll_env_tests prefix target label)
   ftcoll_mpi_test(${prefix}.env.verbose_bogus 3 ${target} LABEL ${label}
     EXPECT "${FTCOLL_ENV_OK}" ENV FTCOLL_VERBOSE=7
     ARGS --expect-rejected FTCOLL_VERBOSE 0 1)
+  ftcoll_mpi_test(${prefix}.env.strict_bogus 3 ${target} LABEL ${label}
+    EXPECT "${FTCOLL_ENV_OK}" ENV FTCOLL_STRICT=yes
+    ARGS --expect-rejected FTCOLL_STRICT 0 1)
+  ftcoll_mpi_test(${prefix}.env.inject_bogus 2 ${target} LABEL ${label}
+    EXPECT "${FTCOLL_ENV_OK}" ENV FTCOLL_INJECT=explode
+    ARGS --expect-rejected FTCOLL_INJECT kill)
   ftcoll_mpi_test(${prefix}.env.verbose_on 2 ${target} LABEL ${label}
     EXPECT "${FTCOLL_ENV_OK}" ENV FTCOLL_VERBOSE=1
     ARGS --expect-algorithm auto)

@@ -384,6 +384,58 @@ static int check_uncommitted_type(ftc_comm_t comm)
     return expect_error("an uncommitted derived type", rc, MPI_ERR_TYPE, "commit");
 }
 
+/* ---- the fault-tolerance API -------------------------------------------------------- */
+
+static int check_fault_tolerance_api(ftc_comm_t comm, int p)
+{
+    ftc_allreduce_report report;
+    MPI_Comm survivors;
+    int f = expect_error("ftc_allreduce_last_report before any allreduce",
+                         ftc_allreduce_last_report(comm, &report, NULL, NULL), MPI_ERR_OTHER,
+                         "no ftc_allreduce");
+    f += expect_error("ftc_allreduce_last_report(NULL comm)",
+                      ftc_allreduce_last_report(NULL, &report, NULL, NULL), MPI_ERR_COMM, NULL);
+    f += expect_error("ftc_allreduce_last_report(NULL report)",
+                      ftc_allreduce_last_report(comm, NULL, NULL, NULL), MPI_ERR_ARG, "report");
+    f += expect_error("ftc_allreduce_set_strict(2)", ftc_allreduce_set_strict(comm, 2),
+                      MPI_ERR_ARG, "0 or 1");
+    f += expect_error("ftc_allreduce_set_strict(NULL comm)", ftc_allreduce_set_strict(NULL, 1),
+                      MPI_ERR_COMM, NULL);
+    f += expect_error("ftc_inject with a bad step", ftc_inject(comm, "kill rank=1 step=sideways"),
+                      MPI_ERR_ARG, "step");
+    f += expect_error("ftc_inject(NULL comm)", ftc_inject(NULL, ""), MPI_ERR_COMM, NULL);
+    f += expect_success("ftc_inject of nothing", ftc_inject(comm, ""));
+    f += expect_error("ftc_comm_survivors(NULL comm)", ftc_comm_survivors(NULL, &survivors),
+                      MPI_ERR_COMM, NULL);
+    f += expect_error("ftc_comm_survivors(NULL output)", ftc_comm_survivors(comm, NULL),
+                      MPI_ERR_ARG, NULL);
+
+    /* Healthy: every rank in S, nobody failed, a communicator of everyone. */
+    long value = 1;
+    f += expect_success("ftc_allreduce", ftc_allreduce(MPI_IN_PLACE, &value, 1, MPI_LONG,
+                                                       MPI_SUM, comm));
+    int in_result[64], dead[64];
+    f += expect_success("ftc_allreduce_last_report",
+                        ftc_allreduce_last_report(comm, &report, in_result, dead));
+    f += expect_true("report: everyone in S, nobody dead, no recovery",
+                     report.size == p && report.contributors == p && report.alive == p
+                     && report.failed_in_call == 0 && report.recovery_rounds == 0);
+    for (int r = 0; r < p; r++)
+        f += expect_true("report: rank in S and alive", in_result[r] == 1 && dead[r] == 0);
+    f += expect_success("ftc_allreduce_set_strict(1)", ftc_allreduce_set_strict(comm, 1));
+    f += expect_success("strict ftc_allreduce with every rank",
+                        ftc_allreduce(MPI_IN_PLACE, &value, 1, MPI_LONG, MPI_SUM, comm));
+    f += expect_success("ftc_allreduce_set_strict(0)", ftc_allreduce_set_strict(comm, 0));
+    f += expect_true("the sum", value == (long)p * p);
+    if (ftc_comm_survivors(comm, &survivors) != MPI_SUCCESS)
+        return f + failed("ftc_comm_survivors", ftc_error_message());
+    int n = 0;
+    MPI_Comm_size(survivors, &n);
+    f += expect_true("ftc_comm_survivors: everyone", n == p);
+    MPI_Comm_free(&survivors);
+    return f;
+}
+
 /* ---- main ------------------------------------------------------------------------ */
 
 int main(int argc, char **argv)
@@ -417,6 +469,7 @@ int main(int argc, char **argv)
     f += check_set_algorithm(comm);
     f += check_uncommitted_type(comm);
     f += check_cross_rank_count_mismatch(comm, my_rank, p);
+    f += check_fault_tolerance_api(comm, p);
     f += expect_success("ftc_comm_free", ftc_comm_free(&comm));
     f += expect_true("ftc_comm_free sets the handle to NULL", comm == NULL);
 
