@@ -407,9 +407,9 @@ static int check_strict(const ftc_ft_call *c)
     int first = 0;
     while (ftc_holdings_has(&c->held, first))
         first++;
-    return ftc_fail(process_failed_class(), "ftc_allreduce (strict): the result lacks the contributions of %d "
-                    "failed rank(s), the first being rank %d; it covers the other %d",
-                    missing, first, c->comm->size - missing);
+    return ftc_fail(process_failed_class(), "ftc_allreduce (strict): the result lacks the "
+                    "contributions of %d failed rank(s), the first being rank %d; it covers "
+                    "the other %d", missing, first, c->comm->size - missing);
 }
 
 static int finish(ftc_ft_call *c, void *value, int rounds)

@@ -123,7 +123,8 @@ static void classify(agreement *a, int present, long v)
     }
     int older = -1;
     for (int r = 0; r < 3; r++)
-        if ((residues >> r & 1) && (residues >> ((r + 1) % 3) & 1) && !(residues >> ((r + 2) % 3) & 1))
+        if ((residues >> r & 1) && (residues >> ((r + 1) % 3) & 1)
+            && !(residues >> ((r + 2) % 3) & 1))
             older = r;
     a->mixed = true;
     a->older = mine == older;
@@ -155,8 +156,9 @@ static int agree(ftc_comm_t comm, bool inside, long v, agreement *a)
             free(failed);
             return ftc_fail_mpi(rc, "ftc_allreduce: MPIX_Comm_agree failed");
         }
-        const int low = flag & ((1 << HASH_BITS) - 1), high = (flag >> HASH_BITS) & ((1 << HASH_BITS) - 1);
-        if (rc != MPI_SUCCESS || low != (~high & ((1 << HASH_BITS) - 1)))
+        const int mask = (1 << HASH_BITS) - 1;
+        const int low = flag & mask, high = (flag >> HASH_BITS) & mask;
+        if (rc != MPI_SUCCESS || low != (~high & mask))
             continue;   /* a failure during the agreement, or views differ: again */
         for (int r = 0; r < comm->size; r++)
             ft->alive[r] = !failed[r];
@@ -197,7 +199,8 @@ static int exchange_records(ftc_ft_call *c, const uint64_t *mine, int words, uin
         rc = MPI_Irecv(rotated + (size_t)d * (size_t)words, records * words, MPI_UINT64_T, from,
                        c->tag, c->comm->comm, &r[0]);
         if (rc == MPI_SUCCESS) {
-            rc = MPI_Isend(rotated, records * words, MPI_UINT64_T, to, c->tag, c->comm->comm, &r[1]);
+            rc = MPI_Isend(rotated, records * words, MPI_UINT64_T, to, c->tag, c->comm->comm,
+                           &r[1]);
             if (rc != MPI_SUCCESS)
                 r[1] = MPI_REQUEST_NULL;
             rc = ftc_ft_wait(c, r, receive, 2, "exchanging holdings with", from);
@@ -230,7 +233,8 @@ static int gather_holdings(ftc_ft_call *c, ftc_holdings *held)
                           "call %ld", ft->live[i], (unsigned long long)theirs[RECORD_CALL],
                           c->number);
         else
-            memcpy(held[ft->live[i]].words, theirs + RECORD_HEADER, sizeof(uint64_t) * (size_t)words);
+            memcpy(held[ft->live[i]].words, theirs + RECORD_HEADER,
+                   sizeof(uint64_t) * (size_t)words);
     }
     free(mine);
     free(all);
@@ -358,7 +362,8 @@ static int run_round(ftc_ft_call *c, int tag_base)
     }
     ftc_recovery_plan plan = { 0 };
     if (rc == MPI_SUCCESS) {
-        const ftc_plan_status status = ftc_recovery_plan_build(&plan, size, c->comm->ft.alive, held);
+        const ftc_plan_status status =
+            ftc_recovery_plan_build(&plan, size, c->comm->ft.alive, held);
         if (status != FTC_PLAN_OK)
             rc = plan_error(status);
         else

@@ -15,7 +15,8 @@ static bool holdings_are_laminar(int size, const bool *alive, const ftc_holdings
         for (int b = a + 1; b < size && alive[a]; b++) {
             if (!alive[b] || ftc_holdings_disjoint(&held[a], &held[b]))
                 continue;
-            if (!ftc_holdings_subset(&held[a], &held[b]) && !ftc_holdings_subset(&held[b], &held[a]))
+            if (!ftc_holdings_subset(&held[a], &held[b])
+                && !ftc_holdings_subset(&held[b], &held[a]))
                 return false;
         }
     }
