@@ -28,20 +28,19 @@ static int too_large_to_pack(void)
                                    "packed; use a contiguous datatype or smaller counts");
 }
 
-static int ensure_scratch(char **scratch, size_t *scratch_size, size_t need)
+int ftc_ensure_capacity(char **buffer, size_t *capacity, size_t bytes)
 {
-    if (need <= *scratch_size)
+    if (bytes <= *capacity)
         return MPI_SUCCESS;
-    char *bigger = realloc(*scratch, need);
+    char *bigger = realloc(*buffer, bytes);
     if (!bigger)
-        return ftc_fail(MPI_ERR_NO_MEM, "cannot allocate %zu bytes of scratch memory", need);
-    *scratch = bigger;
-    *scratch_size = need;
+        return ftc_fail(MPI_ERR_NO_MEM, "cannot allocate %zu bytes of scratch memory", bytes);
+    *buffer = bigger;
+    *capacity = bytes;
     return MPI_SUCCESS;
 }
 
-/* A predefined type: its elements are in memory order by definition. */
-static bool is_predefined(MPI_Datatype type)
+bool ftc_type_is_predefined(MPI_Datatype type)
 {
     int integers, addresses, types, combiner;
     return MPI_Type_get_envelope(type, &integers, &addresses, &types, &combiner) == MPI_SUCCESS
@@ -55,7 +54,7 @@ static bool byte_copy_is_exact(MPI_Datatype stype, bool scontiguous, MPI_Datatyp
 {
     if (!scontiguous || !rcontiguous)
         return false;
-    return stype == rtype || (is_predefined(stype) && is_predefined(rtype));
+    return stype == rtype || (ftc_type_is_predefined(stype) && ftc_type_is_predefined(rtype));
 }
 
 int ftc_typed_copy(const void *src, int scount, MPI_Datatype stype, bool scontiguous,
@@ -99,7 +98,7 @@ static int rotate_contiguous(const ftc_slots *slots, int p, int rotation, char *
     const size_t slot = (size_t)slots->slot_bytes;
     const size_t head = (size_t)(p - rotation) * slot;   /* slots 0..p-r-1 -> r.. */
     const size_t tail = (size_t)rotation * slot;         /* slots p-r..p-1 -> 0.. */
-    int rc = ensure_scratch(scratch, scratch_size, head);
+    int rc = ftc_ensure_capacity(scratch, scratch_size, head);
     if (rc != MPI_SUCCESS)
         return rc;
     memcpy(*scratch, slots->base, head);
@@ -118,7 +117,7 @@ static int rotate_typed(const ftc_slots *slots, int p, int rotation, char **scra
         return ftc_fail_mpi(rc, "cannot size the rotation buffer");
     if (packed_size < 0)
         return too_large_to_pack();
-    rc = ensure_scratch(scratch, scratch_size, (size_t)packed_size);
+    rc = ftc_ensure_capacity(scratch, scratch_size, (size_t)packed_size);
     if (rc != MPI_SUCCESS)
         return rc;
     int position = 0;

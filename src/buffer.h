@@ -30,6 +30,13 @@ static inline char *ftc_slot(const ftc_slots *s, int i)
  */
 int ftc_type_is_contiguous(MPI_Datatype type, bool *contiguous);
 
+/* A predefined (named) datatype: its elements are in memory order. */
+bool ftc_type_is_predefined(MPI_Datatype type);
+
+/* Grows *buffer to at least `bytes` (never shrinks it); MPI_ERR_NO_MEM with
+ * a message if memory runs out, the old buffer then left as it was. */
+int ftc_ensure_capacity(char **buffer, size_t *capacity, size_t bytes);
+
 /*
  * Copies `scount` x `stype` at src into `rcount` x `rtype` at dst; the two
  * must have the same type signature. Gaps of the destination type are kept.

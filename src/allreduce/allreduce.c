@@ -5,22 +5,16 @@
 #include <stdbool.h>
 #include <string.h>
 
+#include "../buffer.h"
 #include "../comm.h"
 #include "../error.h"
 #include "ft_engine.h"
-
-static bool is_predefined(MPI_Datatype type)
-{
-    int integers, addresses, types, combiner;
-    return MPI_Type_get_envelope(type, &integers, &addresses, &types, &combiner) == MPI_SUCCESS
-        && combiner == MPI_COMBINER_NAMED;
-}
 
 static int check_type(MPI_Datatype type)
 {
     if (type == MPI_DATATYPE_NULL)
         return ftc_fail(MPI_ERR_TYPE, "ftc_allreduce: datatype is MPI_DATATYPE_NULL");
-    if (!is_predefined(type))
+    if (!ftc_type_is_predefined(type))
         return ftc_fail(MPI_ERR_TYPE, "ftc_allreduce: only predefined datatypes are supported");
     return MPI_SUCCESS;
 }
@@ -78,10 +72,10 @@ int ftc_allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype ty
     int rc = check_arguments(sendbuf, recvbuf, count, type, op, comm);
     if (rc != MPI_SUCCESS)
         return rc;
-    if (sendbuf != MPI_IN_PLACE && count > 0) {
-        MPI_Aint lb, extent;
-        MPI_Type_get_extent(type, &lb, &extent);
-        memmove(recvbuf, sendbuf, (size_t)extent * (size_t)count);
-    }
-    return ftc_ft_allreduce_run(comm, recvbuf, count, type, op);
+    MPI_Aint lb, extent;
+    MPI_Type_get_extent(type, &lb, &extent);
+    const size_t bytes = (size_t)extent * (size_t)count;
+    if (sendbuf != MPI_IN_PLACE && count > 0)
+        memmove(recvbuf, sendbuf, bytes);
+    return ftc_ft_allreduce_run(comm, recvbuf, count, type, op, bytes);
 }

@@ -30,6 +30,7 @@
 #include <mpi-ext.h>
 #endif
 
+#include "../buffer.h"
 #include "../error.h"
 #include "../p2p.h"
 #include "ft_call.h"
@@ -56,18 +57,6 @@ static void die_after_send_if_injected(const ftc_ft_call *c, MPI_Request *send)
 static int tag_of_call(long number)
 {
     return FTC_TAG_ALLREDUCE_BASE + (int)(number % FTC_TAG_ALLREDUCE_WINDOW);
-}
-
-static int ensure_buffer(char **buffer, size_t *capacity, size_t bytes)
-{
-    if (bytes <= *capacity)
-        return MPI_SUCCESS;
-    char *bigger = realloc(*buffer, bytes);
-    if (!bigger)
-        return ftc_fail(MPI_ERR_NO_MEM, "ftc_allreduce: cannot allocate %zu bytes", bytes);
-    *buffer = bigger;
-    *capacity = bytes;
-    return MPI_SUCCESS;
 }
 
 /* ---- waiting, with failure detection ------------------------------------ */
@@ -355,7 +344,7 @@ static int save_result(ftc_ft_call *c)
 {
 #ifdef FTCOLL_HAVE_ULFM
     ftc_ft_state *ft = &c->comm->ft;
-    int rc = ensure_buffer(&ft->saved, &ft->saved_capacity, c->bytes > 0 ? c->bytes : 1);
+    int rc = ftc_ensure_capacity(&ft->saved, &ft->saved_capacity, c->bytes > 0 ? c->bytes : 1);
     if (rc != MPI_SUCCESS)
         return rc;
     if (c->bytes > 0)
@@ -447,12 +436,10 @@ static int recover_or_fail(ftc_ft_call *c)
 #endif
 }
 
-int ftc_ft_allreduce_run(ftc_comm_t comm, void *value, int count, MPI_Datatype type, MPI_Op op)
+int ftc_ft_allreduce_run(ftc_comm_t comm, void *value, int count, MPI_Datatype type, MPI_Op op,
+                         size_t bytes)
 {
-    MPI_Aint lb, extent;
-    MPI_Type_get_extent(type, &lb, &extent);
-    const size_t bytes = (size_t)extent * (size_t)count;
-    int rc = ensure_buffer(&comm->scratch, &comm->scratch_size, bytes > 0 ? bytes : 1);
+    int rc = ftc_ensure_capacity(&comm->scratch, &comm->scratch_size, bytes > 0 ? bytes : 1);
     if (rc != MPI_SUCCESS)
         return rc;
     const long number = ++comm->ft.calls;

@@ -7,11 +7,12 @@
 #include "../comm.h"
 
 /*
- * Reduces `count` elements of `type` with `op` across the live ranks;
- * `value` holds this rank's input on entry and the result on return.
- * `type` is predefined and (op, type) valid: the caller checked.
+ * Reduces `count` elements of `type` (`bytes` in all) with `op` across the
+ * live ranks; `value` holds this rank's input on entry and the result on
+ * return. `type` is predefined and (op, type) valid: the caller checked.
  */
-int ftc_ft_allreduce_run(ftc_comm_t comm, void *value, int count, MPI_Datatype type, MPI_Op op);
+int ftc_ft_allreduce_run(ftc_comm_t comm, void *value, int count, MPI_Datatype type, MPI_Op op,
+                         size_t bytes);
 
 /* The communicator's fault-tolerance state: made by ftc_comm_create after
  * the communicator exists, released by ftc_comm_free. */
