@@ -105,13 +105,7 @@ summarize() {
     }' "$@"
 }
 
-if [[ "${1:-}" == "--summary" ]]; then
-    shift
-    (( $# )) || die "--summary needs existing result files"
-    for file in "$@"; do [[ -f "$file" ]] || die "--summary: no result file \"$file\""; done
-    summarize "$@"
-    exit 0
-fi
+bench_summary_mode "$@"
 
 # ---- set-up --------------------------------------------------------------------
 repeats=${FTCOLL_BENCH_REPEATS:-3}

@@ -77,13 +77,7 @@ summarize() {
     }' "$@"
 }
 
-if [[ "${1:-}" == "--summary" ]]; then
-    shift
-    (( $# )) || die "--summary needs existing CSV files"
-    for file in "$@"; do [[ -f "$file" ]] || die "--summary: no CSV file \"$file\""; done
-    summarize "$@"
-    exit 0
-fi
+bench_summary_mode "$@"
 
 # ---- set-up --------------------------------------------------------------------
 rank_counts=("$@")

@@ -29,6 +29,17 @@ failed=()
 
 die() { echo "$BENCH_SCRIPT: $*" >&2; exit 2; }
 
+# With "--summary FILE...": the script's summarize function over those
+# result files, then exit; otherwise nothing.
+bench_summary_mode() {
+    [[ "${1:-}" == "--summary" ]] || return 0
+    shift
+    (( $# )) || die "--summary needs existing result files"
+    for file in "$@"; do [[ -f "$file" ]] || die "--summary: no result file \"$file\""; done
+    summarize "$@"
+    exit 0
+}
+
 bench_check_ranks() {
     [[ "$1" =~ ^[1-9][0-9]*$ ]] || die "RANKS must be a positive number, not \"$1\""
 }

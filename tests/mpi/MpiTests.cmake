@@ -233,19 +233,14 @@ if(FTCOLL_VALGRIND AND VALGRIND)
   if(EXISTS "${ftcoll_ompi_supp}")
     list(APPEND ftcoll_supp_args --suppressions=${ftcoll_ompi_supp})
   endif()
+  set(ftcoll_memcheck ${VALGRIND} --error-exitcode=99 --leak-check=full
+      --errors-for-leak-kinds=definite --show-leak-kinds=definite --num-callers=40
+      ${ftcoll_supp_args})
   ftcoll_mpi_test(valgrind.allgather.p03 3 mpi_test_allgather LABEL valgrind
-    EXPECT "${FTCOLL_ALLGATHER_OK}"
-    LAUNCH_WRAPPER ${VALGRIND} --error-exitcode=99 --leak-check=full
-                   --errors-for-leak-kinds=definite --show-leak-kinds=definite
-                   --num-callers=40 ${ftcoll_supp_args}
-    ARGS --large 65536)
+    EXPECT "${FTCOLL_ALLGATHER_OK}" LAUNCH_WRAPPER ${ftcoll_memcheck} ARGS --large 65536)
   # And one allreduce run (p = 3: a fold), its large cases cut to 5000 elements.
   ftcoll_mpi_test(valgrind.allreduce.p03 3 mpi_test_allreduce LABEL valgrind
-    EXPECT "${FTCOLL_ALLREDUCE_OK}"
-    LAUNCH_WRAPPER ${VALGRIND} --error-exitcode=99 --leak-check=full
-                   --errors-for-leak-kinds=definite --show-leak-kinds=definite
-                   --num-callers=40 ${ftcoll_supp_args}
-    ARGS --large 5000)
+    EXPECT "${FTCOLL_ALLREDUCE_OK}" LAUNCH_WRAPPER ${ftcoll_memcheck} ARGS --large 5000)
 endif()
 
 # Real deaths during ftc_allreduce (ULFM only): every scenario of
