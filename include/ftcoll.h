@@ -195,6 +195,112 @@ int ftc_comm_survivors(ftc_comm_t comm, MPI_Comm *survivors);
  */
 int ftc_inject(ftc_comm_t comm, const char *spec);
 
+/* ----------------------------------------------------------------------------
+ * Guarded collectives: a clean stop when a rank fails, an abort with a
+ * diagnosis when a rank stops answering (see docs/guard.md)
+ *
+ * With the guard on (ftc_guard_set or FTCOLL_GUARD="every=1,timeout=30"),
+ * every guarded ftcoll collective starts with a check-in: the ranks report
+ * along a tree, with timeouts, whether they are well, and rank 0 decides.
+ *   - Everyone checked in, nobody raised an error: the collective runs.
+ *   - Everyone checked in, some rank raised an error (ftc_raise_error, or
+ *     bad arguments to this call): the stop handler runs on every rank and
+ *     the call returns FTC_ERR_STOPPED on every rank, the same call
+ *     everywhere; ftc_guard_last_report names the ranks and their messages.
+ *     Every later collective on the communicator returns FTC_ERR_STOPPED too.
+ *   - A rank did not check in in time, or ranks are in different
+ *     collectives: rank 0 prints a diagnosis naming them and where the
+ *     others wait, and the whole job ends with MPI_Abort.
+ * It needs nothing from MPI beyond point-to-point messages: it works on any
+ * MPI library.
+ */
+
+/* The error class of a stopped call (an MPI error class ftcoll adds with
+ * MPI_Add_error_class when the first ftcoll communicator is created; the
+ * same value on every rank). Compare return codes with it directly: Open
+ * MPI 5's MPI_Error_class maps classes added by a library to
+ * MPI_ERR_UNKNOWN. MPI_Error_string describes it. */
+int ftc_err_stopped(void);
+#define FTC_ERR_STOPPED (ftc_err_stopped())
+
+/*
+ * Guard every `every`-th collective on `comm` (1: every one; 0: off, the
+ * default) with a check-in that waits at most `timeout` seconds (> 0) for
+ * rank 0's decision. Local call: make the same call on every rank.
+ */
+int ftc_guard_set(ftc_comm_t comm, int every, double timeout);
+
+/*
+ * The job must end within `seconds` from now: a check-in then waits at most
+ * 20% of the time left (when it is less than the timeout). 0 forgets it.
+ */
+int ftc_guard_set_time_left(ftc_comm_t comm, double seconds);
+
+/* A check-in with no collective after it (collective; the guard need not be
+ * on): MPI_SUCCESS, or FTC_ERR_STOPPED on every rank if a rank raised an
+ * error. */
+int ftc_guard_check(ftc_comm_t comm);
+
+/*
+ * Raises an error on this rank: every rank stops at the next check-in
+ * (every rank's call returns FTC_ERR_STOPPED). The message (printf format)
+ * is kept for the report; the first one per rank is reported.
+ */
+int ftc_raise_error(ftc_comm_t comm, const char *format, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/*
+ * Emits a warning: printed on stderr with the rank, counted. When the
+ * communicator is freed, rank 0 prints how many warnings each rank emitted,
+ * so that a warning seen on one rank only does not go unnoticed.
+ */
+int ftc_warn(ftc_comm_t comm, const char *format, ...) __attribute__((format(printf, 2, 3)));
+
+enum { FTC_GUARD_LISTED = 8, FTC_GUARD_MESSAGE_MAX = 200 };
+
+/* A stop, as every rank sees it: the same on every rank. */
+typedef struct {
+    long check;                 /* the check-in's number on the communicator, from 1 */
+    int error_ranks;            /* ranks that raised an error */
+    int errors;                 /* errors raised, all ranks together */
+    int warnings;               /* warnings emitted so far, all ranks together */
+    int listed;                 /* error_rank[] and message[] filled, lowest ranks first */
+    int error_rank[FTC_GUARD_LISTED];
+    char message[FTC_GUARD_LISTED][FTC_GUARD_MESSAGE_MAX];
+} ftc_stop_report;
+
+/* Runs on every rank when a check-in decides to stop, before the call
+ * returns FTC_ERR_STOPPED: the place to save the application's state. */
+typedef void (*ftc_stop_handler)(ftc_comm_t comm, const ftc_stop_report *report, void *arg);
+
+/* Registers the stop handler (NULL removes it). Local call. */
+int ftc_set_stop_handler(ftc_comm_t comm, ftc_stop_handler handler, void *arg);
+
+/* The report of the stop on `comm`; MPI_ERR_OTHER if it has not stopped. */
+int ftc_guard_last_report(ftc_comm_t comm, ftc_stop_report *report);
+
+/* 1 once ftcoll has called MPI_Abort in this process: an exit handler must
+ * not call MPI_Finalize then (it would wait for ranks that are gone). */
+int ftc_aborted(void);
+
+/* Registers an exit handler that calls MPI_Finalize at exit() unless MPI is
+ * finalized already or ftcoll aborted the job (the seed's trap). */
+int ftc_finalize_at_exit(void);
+
+/* ----------------------------------------------------------------------------
+ * Watchdog: every ftcoll collective on a communicator can run under a
+ * deadline. A call still running at its deadline is reported on stderr
+ * (which collective, its call number, its step, the rank it waits for) and
+ * then either the job is aborted, or (ULFM builds) the communicator is
+ * revoked: every rank's call returns MPIX_ERR_REVOKED and the application's
+ * own recovery takes over. Off by default; FTCOLL_WATCHDOG="deadline=60".
+ */
+typedef enum { FTC_WATCHDOG_ABORT = 0, FTC_WATCHDOG_REVOKE = 1 } ftc_watchdog_action;
+
+/* `deadline` seconds per call (0: off). MPI_ERR_ARG for a negative deadline,
+ * or FTC_WATCHDOG_REVOKE without ULFM. Local call. */
+int ftc_watchdog_set(ftc_comm_t comm, double deadline, ftc_watchdog_action action);
+
 #ifdef __cplusplus
 }
 #endif

@@ -62,7 +62,17 @@ static int read_injections(ftc_inject_plan *plan)
     return ftc_fail(MPI_ERR_ARG, "FTCOLL_INJECT: %s", why);
 }
 
-static int read_settings(ftc_comm_t c)
+static int read_guard(ftc_guard_settings *guard, ftc_watchdog_settings *watchdog)
+{
+    char why[256];
+    if (!ftc_guard_settings_parse(getenv("FTCOLL_GUARD"), guard, why, sizeof(why)))
+        return ftc_fail(MPI_ERR_ARG, "FTCOLL_GUARD: %s", why);
+    if (!ftc_watchdog_settings_parse(getenv("FTCOLL_WATCHDOG"), watchdog, why, sizeof(why)))
+        return ftc_fail(MPI_ERR_ARG, "FTCOLL_WATCHDOG: %s", why);
+    return MPI_SUCCESS;
+}
+
+static int read_settings(ftc_comm_t c, ftc_watchdog_settings *watchdog)
 {
     int rc = read_verbose(&c->verbose);
     if (rc == MPI_SUCCESS)
@@ -71,6 +81,8 @@ static int read_settings(ftc_comm_t c)
         rc = read_injections(&c->inject);
     if (rc == MPI_SUCCESS)
         rc = read_strict(&c->ft.strict);
+    if (rc == MPI_SUCCESS)
+        rc = read_guard(&c->guard.settings, watchdog);
     return rc;
 }
 
@@ -96,6 +108,7 @@ static void release(ftc_comm_t c)
         }
     }
     ftc_exec_scratch_free(&c->exec);
+    ftc_guard_release(c);
     ftc_ft_comm_release(c);
     free(c->scratch);
     if (c->self != MPI_COMM_NULL)
@@ -115,9 +128,13 @@ static void release(ftc_comm_t c)
 static int agree_on_settings(ftc_comm_t c, int local_rc)
 {
     const int alg = (int)c->allgather_forced, strict = c->ft.strict;
-    const int mine[5] = { local_rc == MPI_SUCCESS ? 0 : 1, alg, -alg, strict, -strict };
-    int most[5];
-    int rc = MPI_Allreduce(mine, most, 5, MPI_INT, MPI_MAX, c->comm);
+    const int every = c->guard.settings.every;
+    const double timeout = c->guard.settings.timeout;
+    const int timeout_ms = timeout > 2e6 ? 2000000000 : (int)(timeout * 1000 + 0.5);
+    const int mine[9] = { local_rc == MPI_SUCCESS ? 0 : 1, alg, -alg, strict, -strict,
+                          every, -every, timeout_ms, -timeout_ms };
+    int most[9];
+    int rc = MPI_Allreduce(mine, most, 9, MPI_INT, MPI_MAX, c->comm);
     if (rc != MPI_SUCCESS)
         return ftc_fail_mpi(rc, "ftc_comm_create: agreeing on settings failed");
     if (local_rc != MPI_SUCCESS)
@@ -133,6 +150,9 @@ static int agree_on_settings(ftc_comm_t c, int local_rc)
     if (most[3] != -most[4])
         return ftc_fail(MPI_ERR_ARG, "ftc_comm_create: FTCOLL_STRICT differs between ranks: set "
                         "it alike on every rank");
+    if (most[5] != -most[6] || most[7] != -most[8])
+        return ftc_fail(MPI_ERR_ARG, "ftc_comm_create: FTCOLL_GUARD differs between ranks (every "
+                        "and timeout shape the check-ins): set it alike on every rank");
     return MPI_SUCCESS;
 }
 
@@ -153,7 +173,8 @@ int ftc_comm_create(MPI_Comm comm, ftc_comm_t *out)
     c->ft.sentinel = MPI_REQUEST_NULL;
     c->checked_op = MPI_OP_NULL;
     c->checked_type = MPI_DATATYPE_NULL;
-    const int settings_rc = read_settings(c);
+    ftc_watchdog_settings watchdog;
+    int settings_rc = read_settings(c, &watchdog);
     rc = MPI_Comm_dup(comm, &c->comm);
     if (rc != MPI_SUCCESS) {
         c->comm = MPI_COMM_NULL;
@@ -172,6 +193,10 @@ int ftc_comm_create(MPI_Comm comm, ftc_comm_t *out)
         release(c);
         return rc;
     }
+    c->exec.watch = &c->guard.watch;
+    const int guard_rc = ftc_guard_init(c, settings_rc == MPI_SUCCESS ? &watchdog : NULL);
+    if (settings_rc == MPI_SUCCESS)
+        settings_rc = guard_rc;
     rc = agree_on_settings(c, settings_rc);
     if (rc != MPI_SUCCESS) {
         release(c);
@@ -189,6 +214,7 @@ int ftc_comm_free(ftc_comm_t *comm)
     /* A rank may still be finishing an allreduce with this rank's saved
      * result: settle before the communicator goes away. */
     const int rc = ftc_ft_settle(*comm);
+    ftc_guard_tally(*comm);
     char why[400] = "";
     if (rc != MPI_SUCCESS)
         snprintf(why, sizeof(why), "%s", ftc_error_message());

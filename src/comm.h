@@ -7,6 +7,7 @@
 
 #include "allreduce/holdings.h"
 #include "ftcoll.h"
+#include "guard/guard.h"
 #include "inject.h"
 #include "schedule.h"
 #include "schedule_exec.h"
@@ -64,6 +65,7 @@ struct ftc_comm {
                                  * checks whose errors MPI would raise fatally */
     ftc_inject_plan inject;     /* FTCOLL_INJECT */
     ftc_ft_state ft;
+    ftc_guard_state guard;      /* FTCOLL_GUARD, FTCOLL_WATCHDOG */
     MPI_Op checked_op;          /* the last (op, type) pair known to be valid */
     MPI_Datatype checked_type;
 };

@@ -104,18 +104,20 @@ static bool parse_field(parse_context *ctx, char *field, ftc_injection *kill, un
 
 static bool parse_directive(parse_context *ctx, char *text, ftc_injection *kill)
 {
-    *kill = (ftc_injection){ .rank = -1, .call = 1, .round = 0, .step = 0,
-                             .when = FTC_INJECT_BEFORE_SEND };
+    *kill = (ftc_injection){ .action = FTC_INJECT_KILL, .rank = -1, .call = 1, .round = 0,
+                             .step = 0, .when = FTC_INJECT_BEFORE_SEND };
     char *save = NULL;
     char *word = strtok_r(text, " \t", &save);
-    if (!word || strcmp(word, "kill") != 0)
-        return reject(ctx, word ? word : "", "a directive starts with \"kill\"");
+    if (!word || (strcmp(word, "kill") != 0 && strcmp(word, "spin") != 0))
+        return reject(ctx, word ? word : "", "a directive starts with \"kill\" or \"spin\"");
+    kill->action = word[0] == 'k' ? FTC_INJECT_KILL : FTC_INJECT_SPIN;
     unsigned seen = 0;
     for (word = strtok_r(NULL, " \t", &save); word; word = strtok_r(NULL, " \t", &save))
         if (!parse_field(ctx, word, kill, &seen))
             return false;
     if (!(seen & 1u))
-        return reject(ctx, "kill", "rank=R is required");
+        return reject(ctx, kill->action == FTC_INJECT_KILL ? "kill" : "spin",
+                      "rank=R is required");
     if (kill->when == FTC_INJECT_RECOVERY && !(seen & 2u))
         kill->round = 1;
     if (kill->when == FTC_INJECT_RECOVERY && kill->round == 0)
@@ -162,15 +164,15 @@ bool ftc_inject_parse(const char *text, ftc_inject_plan *plan, char *why, size_t
     return ok;
 }
 
-bool ftc_inject_matches(const ftc_inject_plan *plan, int rank, long call, int round, int step,
-                        ftc_inject_when when)
+const ftc_injection *ftc_inject_matches(const ftc_inject_plan *plan, int rank, long call,
+                                        int round, int step, ftc_inject_when when)
 {
     for (int i = 0; i < plan->count; i++) {
         const ftc_injection *k = &plan->kills[i];
         if (k->rank != rank || k->call != call || k->round != round || k->when != when)
             continue;
         if (when == FTC_INJECT_RECOVERY || k->step == step)
-            return true;
+            return k;
     }
-    return false;
+    return NULL;
 }

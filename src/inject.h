@@ -4,10 +4,11 @@
  *
  *   FTCOLL_INJECT="kill rank=3 call=2 step=1 at=before-send; kill rank=5 at=recovery"
  *
- * Directives are separated by ';'. Each is `kill` followed by key=value
- * fields:
- *   rank=R     the rank (in the communicator the collective runs on) that
- *              dies: it sends itself SIGKILL. Required.
+ * Directives are separated by ';'. Each is `kill` (the rank sends itself
+ * SIGKILL) or `spin` (the rank loops forever there, busy: a hang for the
+ * watchdog to catch) followed by key=value fields:
+ *   rank=R     the rank (in the communicator the collective runs on).
+ *              Required.
  *   call=C     the C-th fault-tolerant call on that communicator, from 1
  *              (default 1).
  *   round=K    the round of that call: 0 is the failure-free attempt, 1.. are
@@ -35,7 +36,10 @@ enum {
 
 typedef enum { FTC_INJECT_BEFORE_SEND, FTC_INJECT_AFTER_SEND, FTC_INJECT_RECOVERY } ftc_inject_when;
 
+typedef enum { FTC_INJECT_KILL, FTC_INJECT_SPIN } ftc_inject_action;
+
 typedef struct {
+    ftc_inject_action action;
     int rank;
     long call;
     int round;
@@ -56,8 +60,8 @@ typedef struct {
  */
 bool ftc_inject_parse(const char *text, ftc_inject_plan *plan, char *why, size_t why_size);
 
-/* Whether `rank` must die at this point. */
-bool ftc_inject_matches(const ftc_inject_plan *plan, int rank, long call, int round, int step,
-                        ftc_inject_when when);
+/* The directive for `rank` at this point, or NULL. */
+const ftc_injection *ftc_inject_matches(const ftc_inject_plan *plan, int rank, long call,
+                                        int round, int step, ftc_inject_when when);
 
 #endif

@@ -17,6 +17,8 @@
 enum {
     FTC_TAG_ALLGATHER = 7001,
     FTC_TAG_SENTINEL = 7002,          /* never sent: a wildcard receive that ULFM fails */
+    FTC_TAG_GUARD_UP = 7003,          /* check-in reports, child to parent */
+    FTC_TAG_GUARD_DOWN = 7004,        /* the decision, parent to child */
     FTC_TAG_ALLREDUCE_BASE = 8192,
     FTC_TAG_ALLREDUCE_WINDOW = 8192,
     /* Recovery rounds: base + 4 x (agreement number % window) + phase; the

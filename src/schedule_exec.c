@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include "error.h"
+#include "guard/watchdog.h"
 #include "ftcoll.h"
 #include "p2p.h"
 
@@ -134,6 +135,8 @@ static int run_step(const ftc_schedule *s, int step, const ftc_slots *slots, MPI
 {
     const ftc_xfer *xfers = ftc_schedule_step_xfers(s, step);
     const int n = ftc_schedule_step_size(s, step);
+    ftc_watch_progress(scratch->watch, step, n > 0 ? "exchanging with" : NULL,
+                       n > 0 ? xfers[0].peer : -1);
     const int posted = post_step(xfers, n, slots, comm, tag, scratch->requests, step, what);
     const bool watching = watch && *watch != MPI_REQUEST_NULL;
     int rc = watching ? wait_watching(n, scratch->requests, scratch->statuses, watch)

@@ -12,6 +12,7 @@ typedef struct {
     MPI_Request *requests;
     MPI_Status *statuses;
     int capacity;
+    struct ftc_watch_slot *watch;   /* the communicator's watchdog slot: told each step */
 } ftc_exec_scratch;
 
 void ftc_exec_scratch_free(ftc_exec_scratch *scratch);

@@ -244,10 +244,15 @@ int ftc_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
     side send = { sendbuf, sendcount, sendtype, "send", 0, false };
     side recv = { recvbuf, recvcount, recvtype, "recv", 0, false };
     int rc = check_arguments(&send, &recv, in_place, comm);
+    if (comm)   /* guarded: bad arguments here stop every rank cleanly */
+        rc = ftc_guard_enter(comm, FTC_GUARDED_ALLGATHER, rc);
     if (rc == MPI_SUCCESS)
         rc = ftc_ft_require_every_rank(comm, "ftc_allgather");
-    if (rc != MPI_SUCCESS)
+    if (rc != MPI_SUCCESS) {
+        if (comm)
+            ftc_guard_leave(comm);   /* disarms the watchdog if the guard let the call in */
         return rc;
+    }
 
     const size_t block_bytes = (size_t)recv.count * (size_t)recv.type_size;
     ftc_allgather_choice choice;
@@ -277,5 +282,6 @@ int ftc_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
     if (rc == MPI_SUCCESS)
         rc = ftc_rotate_slots(&slots, comm->size, plan->rotation, &comm->scratch,
                               &comm->scratch_size, comm->comm);
+    ftc_guard_leave(comm);
     return rc;
 }

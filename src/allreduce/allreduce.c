@@ -70,12 +70,16 @@ int ftc_allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype ty
 {
     ftc_clear_error();
     int rc = check_arguments(sendbuf, recvbuf, count, type, op, comm);
+    if (comm)   /* guarded: bad arguments here stop every rank cleanly */
+        rc = ftc_guard_enter(comm, FTC_GUARDED_ALLREDUCE, rc);
     if (rc != MPI_SUCCESS)
-        return rc;
+        return rc;   /* the watchdog is armed only on success */
     MPI_Aint lb, extent;
     MPI_Type_get_extent(type, &lb, &extent);
     const size_t bytes = (size_t)extent * (size_t)count;
     if (sendbuf != MPI_IN_PLACE && count > 0)
         memmove(recvbuf, sendbuf, bytes);
-    return ftc_ft_allreduce_run(comm, recvbuf, count, type, op, bytes);
+    rc = ftc_ft_allreduce_run(comm, recvbuf, count, type, op, bytes);
+    ftc_guard_leave(comm);
+    return rc;
 }

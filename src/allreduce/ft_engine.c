@@ -35,23 +35,44 @@
 #include "../p2p.h"
 #include "ft_call.h"
 
-void ftc_ft_die_if_injected(const ftc_ft_call *c, ftc_inject_when when)
+static const ftc_injection *injected(const ftc_ft_call *c, ftc_inject_when when)
 {
-    if (c->comm->inject.count > 0
-        && ftc_inject_matches(&c->comm->inject, c->comm->rank, c->number, c->round, c->step,
-                              when))
-        raise(SIGKILL);
+    return c->comm->inject.count > 0
+        ? ftc_inject_matches(&c->comm->inject, c->comm->rank, c->number, c->round, c->step, when)
+        : NULL;
 }
 
-/* "after-send" means the peer has the data: wait for the send to finish. */
+/* A busy loop that never ends: the hang the watchdog exists for. */
+static _Noreturn void spin_forever(const ftc_ft_call *c)
+{
+    ftc_watch_progress(&c->comm->guard.watch, c->step, "spinning (FTCOLL_INJECT) instead of "
+                       "sending", -1);
+    volatile unsigned long spins = 0;
+    for (;;)
+        spins++;
+}
+
+static void act(const ftc_ft_call *c, const ftc_injection *what, MPI_Request *send)
+{
+    if (what->action == FTC_INJECT_SPIN)
+        spin_forever(c);
+    if (send)   /* "after-send" means the peer has the data */
+        MPI_Wait(send, MPI_STATUS_IGNORE);
+    raise(SIGKILL);
+}
+
+void ftc_ft_die_if_injected(const ftc_ft_call *c, ftc_inject_when when)
+{
+    const ftc_injection *what = injected(c, when);
+    if (what)
+        act(c, what, NULL);
+}
+
 static void die_after_send_if_injected(const ftc_ft_call *c, MPI_Request *send)
 {
-    if (c->comm->inject.count > 0
-        && ftc_inject_matches(&c->comm->inject, c->comm->rank, c->number, c->round, c->step,
-                              FTC_INJECT_AFTER_SEND)) {
-        MPI_Wait(send, MPI_STATUS_IGNORE);
-        raise(SIGKILL);
-    }
+    const ftc_injection *what = injected(c, FTC_INJECT_AFTER_SEND);
+    if (what)
+        act(c, what, send);
 }
 
 static int tag_of_call(long number)
@@ -118,6 +139,7 @@ int ftc_ft_wait(ftc_ft_call *c, MPI_Request *requests, const bool *is_receive, i
                 const char *what, int peer)
 {
     MPI_Request all[3];
+    ftc_watch_progress(&c->comm->guard.watch, c->step, what, peer);
     post_sentinel(c->comm);   /* once per call, or again after it completed */
     int pending = 0;
     for (int i = 0; i < n; i++) {

@@ -93,6 +93,19 @@ static void matching_points(void **state)
     assert_false(ftc_inject_matches(&plan, 5, 1, 2, 0, FTC_INJECT_RECOVERY));
 }
 
+static void spinning_instead_of_dying(void **state)
+{
+    (void)state;
+    ftc_inject_plan plan = parse_ok("spin rank=2 call=2 step=1; kill rank=4");
+    const ftc_injection *spin = ftc_inject_matches(&plan, 2, 2, 0, 1, FTC_INJECT_BEFORE_SEND);
+    assert_non_null(spin);
+    assert_int_equal(spin->action, FTC_INJECT_SPIN);
+    assert_int_equal(ftc_inject_matches(&plan, 4, 1, 0, 0, FTC_INJECT_BEFORE_SEND)->action,
+                     FTC_INJECT_KILL);
+    expect_rejected("spin call=2", "rank=R is required");
+    expect_rejected("sleep rank=1", "\"kill\" or \"spin\"");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -101,6 +114,7 @@ int main(void)
         cmocka_unit_test(named_steps_and_rounds),
         cmocka_unit_test(bad_directives_say_why),
         cmocka_unit_test(matching_points),
+        cmocka_unit_test(spinning_instead_of_dying),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,356 @@
+/*
+ * Guarded collectives: settings, raising errors and warnings, the stop,
+ * the warnings tally, and the public calls (ftcoll.h).
+ */
+#define _POSIX_C_SOURCE 200809L /* gethostname, kill */
+#include "guard.h"
+
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../comm.h"
+#include "../error.h"
+#include "abort.h"
+
+/* ---- the error class ------------------------------------------------------ */
+
+static int stopped_class = MPI_ERR_UNKNOWN;
+static int stopped_class_added;
+
+/* Every rank adds the class at its first ftc_comm_create, before any other
+ * class ftcoll adds: the same number on every rank. */
+static void add_stopped_class(void)
+{
+    if (stopped_class_added)
+        return;
+    int added = 0;
+    if (MPI_Add_error_class(&added) != MPI_SUCCESS)
+        return;
+    char text[] = "FTC_ERR_STOPPED: a rank raised an error; every rank stopped at the same "
+                  "guarded call (see ftc_guard_last_report)";
+    MPI_Add_error_string(added, text);
+    stopped_class = added;
+    stopped_class_added = 1;
+}
+
+int ftc_err_stopped(void)
+{
+    return stopped_class;
+}
+
+/* ---- life cycle ------------------------------------------------------------ */
+
+/* Revoking happens on the watchdog's thread: MPI must allow calls from any
+ * thread, and the MPI must have ULFM. */
+static int check_watchdog_action(ftc_watchdog_action action, const char *who)
+{
+    if (action != FTC_WATCHDOG_ABORT && action != FTC_WATCHDOG_REVOKE)
+        return ftc_fail(MPI_ERR_ARG, "%s: action must be FTC_WATCHDOG_ABORT or "
+                                     "FTC_WATCHDOG_REVOKE (got %d)", who, (int)action);
+    if (action == FTC_WATCHDOG_ABORT)
+        return MPI_SUCCESS;
+#ifndef FTCOLL_HAVE_ULFM
+    return ftc_fail(MPI_ERR_ARG, "%s: revoking needs an MPI with ULFM (MPIX_Comm_revoke)", who);
+#else
+    int provided = MPI_THREAD_SINGLE;
+    MPI_Query_thread(&provided);
+    if (provided < MPI_THREAD_MULTIPLE)
+        return ftc_fail(MPI_ERR_ARG, "%s: revoking happens on the watchdog's thread and needs "
+                                     "MPI_Init_thread with MPI_THREAD_MULTIPLE", who);
+    return MPI_SUCCESS;
+#endif
+}
+
+/* FNV-1a of the host name: equal on the ranks of one host. */
+static long host_hash(void)
+{
+    char name[256] = "";
+    gethostname(name, sizeof(name) - 1);
+    unsigned long h = 1469598103934665603UL;
+    for (const char *ch = name; *ch; ch++)
+        h = (h ^ (unsigned char)*ch) * 1099511628211UL;
+    return (long)(h >> 1);
+}
+
+static int learn_hosts_and_pids(ftc_comm_t c)
+{
+    ftc_guard_state *g = &c->guard;
+    g->host_pid = malloc(sizeof(long) * 2 * (size_t)c->size);
+    if (!g->host_pid)
+        return ftc_fail(MPI_ERR_NO_MEM, "ftc_comm_create: out of memory");
+    const long mine[2] = { host_hash(), (long)getpid() };
+    const int rc = MPI_Allgather(mine, 2, MPI_LONG, g->host_pid, 2, MPI_LONG, c->comm);
+    return rc == MPI_SUCCESS ? MPI_SUCCESS
+                             : ftc_fail_mpi(rc, "ftc_comm_create: exchanging process ids failed");
+}
+
+void ftc_guard_kill_local(ftc_comm_t c, const int *ranks, int count)
+{
+    const long *hp = c->guard.host_pid;
+    if (!hp)
+        return;
+    for (int i = 0; i < count; i++) {
+        const int r = ranks[i];
+        if (r != c->rank && hp[2 * r] == hp[2 * c->rank] && hp[2 * r + 1] > 1)
+            kill((pid_t)hp[2 * r + 1], SIGKILL);
+    }
+}
+
+int ftc_guard_init(ftc_comm_t c, const ftc_watchdog_settings *watchdog)
+{
+    add_stopped_class();
+    ftc_die_with_launcher();
+    ftc_guard_state *g = &c->guard;
+    g->settings_at = MPI_Wtime();
+    ftc_watch_slot_init(&g->watch, c->comm, c->rank, c->size);
+    int rc = learn_hosts_and_pids(c);   /* collective: also when the settings failed */
+    if (rc != MPI_SUCCESS || !watchdog || watchdog->deadline <= 0)
+        return rc;
+    rc = check_watchdog_action(watchdog->action, "FTCOLL_WATCHDOG");
+    return rc == MPI_SUCCESS ? ftc_watch_configure(&g->watch, watchdog->deadline,
+                                                   watchdog->action)
+                             : rc;
+}
+
+void ftc_guard_release(ftc_comm_t c)
+{
+    ftc_watch_release(&c->guard.watch);
+    free(c->guard.received);
+    c->guard.received = NULL;
+    free(c->guard.host_pid);
+    c->guard.host_pid = NULL;
+}
+
+/* ---- entering and leaving a collective ------------------------------------ */
+
+static int stopped_error(ftc_comm_t c, ftc_guarded_kind kind)
+{
+    const ftc_guard_record *r = &c->guard.decided;
+    const ftc_guard_entry *first = NULL;
+    for (int i = 0; i < r->nentries && !first; i++)
+        if (r->entry[i].kind == FTC_GUARD_ERROR)
+            first = &r->entry[i];
+    return ftc_fail(FTC_ERR_STOPPED, "%s: stopped at check-in %lld: %d rank(s) raised an error; "
+                    "rank %d: %s", ftc_guarded_name(kind), (long long)r->check, r->error_ranks,
+                    first ? first->rank : -1, first ? first->message : "");
+}
+
+static bool due(const ftc_guard_state *g, ftc_guarded_kind kind)
+{
+    return kind == FTC_GUARDED_CHECK
+        || (g->settings.every > 0 && g->collectives % g->settings.every == 0);
+}
+
+static void keep_error(ftc_guard_state *g, const char *message)
+{
+    if (g->errors++ == 0)
+        snprintf(g->first_error, sizeof(g->first_error), "%s", message);
+}
+
+static void announce_stop(ftc_comm_t c, ftc_guarded_kind kind, long call)
+{
+    const ftc_guard_record *r = &c->guard.decided;
+    if (c->rank != 0)
+        return;
+    fprintf(stderr, "ftcoll guard: stopping every rank before %s call %ld (check-in %lld): "
+            "%d rank(s) raised %d error(s)\n", ftc_guarded_name(kind), call, (long long)r->check,
+            r->error_ranks, r->errors);
+    for (int i = 0; i < r->nentries; i++)
+        if (r->entry[i].kind == FTC_GUARD_ERROR)
+            fprintf(stderr, "  rank %d: %s\n", r->entry[i].rank, r->entry[i].message);
+    fflush(stderr);
+}
+
+static int stop(ftc_comm_t c, ftc_guarded_kind kind, long call)
+{
+    ftc_guard_state *g = &c->guard;
+    g->stopped = true;
+    announce_stop(c, kind, call);
+    if (g->handler) {
+        ftc_stop_report report;
+        ftc_guard_stop_report(&g->decided, &report);
+        g->handler(c, &report, g->handler_arg);
+    }
+    return stopped_error(c, kind);
+}
+
+int ftc_guard_enter(ftc_comm_t c, ftc_guarded_kind kind, int checked)
+{
+    ftc_guard_state *g = &c->guard;
+    const long call = ++g->calls[kind];
+    if (kind != FTC_GUARDED_CHECK)
+        g->collectives++;
+    if (g->stopped)
+        return stopped_error(c, kind);
+    if (!due(g, kind)) {
+        if (checked == MPI_SUCCESS)
+            ftc_watch_arm(&g->watch, ftc_guarded_name(kind), call);
+        return checked;
+    }
+    if (checked != MPI_SUCCESS)
+        keep_error(g, ftc_error_message());
+    ftc_guard_record record;
+    ftc_guard_record_init(&record, kind, call, ++g->checks);
+    ftc_guard_record_add_errors(&record, c->rank, g->errors, g->first_error);
+    record.warnings = g->warnings;
+    const int rc = ftc_guard_checkin(c, &record);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (record.decision == FTC_GUARD_STOP) {
+        g->decided = record;
+        return stop(c, kind, call);
+    }
+    ftc_watch_arm(&g->watch, ftc_guarded_name(kind), call);
+    return MPI_SUCCESS;
+}
+
+void ftc_guard_leave(ftc_comm_t c)
+{
+    ftc_watch_disarm(&c->guard.watch);
+}
+
+/* ---- the warnings tally ---------------------------------------------------- */
+
+static void print_tally(const int *counts, int size)
+{
+    int total = 0, ranks = 0;
+    for (int r = 0; r < size; r++) {
+        total += counts[r];
+        ranks += counts[r] > 0;
+    }
+    if (total == 0)
+        return;
+    fprintf(stderr, "ftcoll: %d warning(s) emitted:", total);
+    for (int r = 0, listed = 0; r < size; r++)
+        if (counts[r] > 0)
+            fprintf(stderr, "%s rank %d: %d", listed++ ? "," : "", r, counts[r]);
+    if (ranks < size)
+        fprintf(stderr, "; none on the other %d rank(s)", size - ranks);
+    fprintf(stderr, "\n");
+    fflush(stderr);
+}
+
+void ftc_guard_tally(ftc_comm_t c)
+{
+    if (c->ft.nlive != c->size)
+        return;   /* a gather would need the dead ranks */
+    int *counts = c->rank == 0 ? calloc((size_t)c->size, sizeof(int)) : NULL;
+    const int mine = c->guard.warnings;
+    if (MPI_Gather(&mine, 1, MPI_INT, counts, 1, MPI_INT, 0, c->comm) == MPI_SUCCESS && counts)
+        print_tally(counts, c->size);
+    free(counts);
+}
+
+/* ---- public calls ---------------------------------------------------------- */
+
+int ftc_guard_set(ftc_comm_t comm, int every, double timeout)
+{
+    ftc_clear_error();
+    if (!comm)
+        return ftc_fail(MPI_ERR_COMM, "ftc_guard_set: the communicator is NULL");
+    if (every < 0)
+        return ftc_fail(MPI_ERR_ARG, "ftc_guard_set: every is negative (%d)", every);
+    if (!(timeout > 0 && timeout <= 1e9))
+        return ftc_fail(MPI_ERR_ARG, "ftc_guard_set: timeout must be more than 0 seconds "
+                                     "(got %g)", timeout);
+    comm->guard.settings.every = every;
+    comm->guard.settings.timeout = timeout;
+    return MPI_SUCCESS;
+}
+
+int ftc_guard_set_time_left(ftc_comm_t comm, double seconds)
+{
+    ftc_clear_error();
+    if (!comm)
+        return ftc_fail(MPI_ERR_COMM, "ftc_guard_set_time_left: the communicator is NULL");
+    if (!(seconds >= 0 && seconds <= 1e9))
+        return ftc_fail(MPI_ERR_ARG, "ftc_guard_set_time_left: seconds must be 0 or more "
+                                     "(got %g)", seconds);
+    comm->guard.settings.time_left = seconds;
+    comm->guard.settings_at = MPI_Wtime();
+    return MPI_SUCCESS;
+}
+
+int ftc_guard_check(ftc_comm_t comm)
+{
+    ftc_clear_error();
+    if (!comm)
+        return ftc_fail(MPI_ERR_COMM, "ftc_guard_check: the communicator is NULL");
+    const int rc = ftc_guard_enter(comm, FTC_GUARDED_CHECK, MPI_SUCCESS);
+    ftc_guard_leave(comm);
+    return rc;
+}
+
+int ftc_raise_error(ftc_comm_t comm, const char *format, ...)
+{
+    ftc_clear_error();
+    if (!comm)
+        return ftc_fail(MPI_ERR_COMM, "ftc_raise_error: the communicator is NULL");
+    char message[FTC_GUARD_MESSAGE_MAX] = "";
+    if (format) {
+        va_list args;
+        va_start(args, format);
+        vsnprintf(message, sizeof(message), format, args);
+        va_end(args);
+    }
+    keep_error(&comm->guard, message);
+    return MPI_SUCCESS;
+}
+
+int ftc_warn(ftc_comm_t comm, const char *format, ...)
+{
+    ftc_clear_error();
+    if (!comm)
+        return ftc_fail(MPI_ERR_COMM, "ftc_warn: the communicator is NULL");
+    char message[FTC_GUARD_MESSAGE_MAX] = "";
+    if (format) {
+        va_list args;
+        va_start(args, format);
+        vsnprintf(message, sizeof(message), format, args);
+        va_end(args);
+    }
+    comm->guard.warnings++;
+    fprintf(stderr, "ftcoll warning (rank %d): %s\n", comm->rank, message);
+    return MPI_SUCCESS;
+}
+
+int ftc_set_stop_handler(ftc_comm_t comm, ftc_stop_handler handler, void *arg)
+{
+    ftc_clear_error();
+    if (!comm)
+        return ftc_fail(MPI_ERR_COMM, "ftc_set_stop_handler: the communicator is NULL");
+    comm->guard.handler = handler;
+    comm->guard.handler_arg = arg;
+    return MPI_SUCCESS;
+}
+
+int ftc_guard_last_report(ftc_comm_t comm, ftc_stop_report *report)
+{
+    ftc_clear_error();
+    if (!comm)
+        return ftc_fail(MPI_ERR_COMM, "ftc_guard_last_report: the communicator is NULL");
+    if (!report)
+        return ftc_fail(MPI_ERR_ARG, "ftc_guard_last_report: the report is NULL");
+    if (!comm->guard.stopped)
+        return ftc_fail(MPI_ERR_OTHER, "ftc_guard_last_report: the communicator has not stopped");
+    ftc_guard_stop_report(&comm->guard.decided, report);
+    return MPI_SUCCESS;
+}
+
+int ftc_watchdog_set(ftc_comm_t comm, double deadline, ftc_watchdog_action action)
+{
+    ftc_clear_error();
+    if (!comm)
+        return ftc_fail(MPI_ERR_COMM, "ftc_watchdog_set: the communicator is NULL");
+    if (!(deadline >= 0 && deadline <= 1e9))
+        return ftc_fail(MPI_ERR_ARG, "ftc_watchdog_set: deadline must be 0 (off) or more "
+                                     "seconds (got %g)", deadline);
+    const int rc = check_watchdog_action(action, "ftc_watchdog_set");
+    if (rc != MPI_SUCCESS)
+        return rc;
+    return ftc_watch_configure(&comm->guard.watch, deadline, action);
+}

@@ -1,0 +1,107 @@
+/*
+ * Guarded collectives: what a rank reports at a check-in, how reports
+ * combine on the way up the tree, and rank 0's decision. Pure C, no MPI.
+ *
+ *   leaf          own record: where it is (collective, call), error count,
+ *                 first error message, warnings
+ *   inner rank    own record + each child's, merged; a child that never
+ *                 reported becomes a "silent" entry, a child in another
+ *                 collective an "elsewhere" entry
+ *   rank 0        the merged record of every rank: silent or elsewhere
+ *                 entries -> ABORT; error ranks -> STOP; else GO. The
+ *                 decided record travels back down, so every rank holds
+ *                 the same one.
+ *
+ * Counts are exact; the entries (rank + message) keep the first
+ * FTC_GUARD_ENTRIES in order of severity then rank, so a record has a
+ * bounded size whatever p.
+ */
+#ifndef FTCOLL_GUARD_REPORT_H
+#define FTCOLL_GUARD_REPORT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ftcoll.h"
+
+typedef enum { FTC_GUARD_GO = 0, FTC_GUARD_STOP = 1, FTC_GUARD_ABORT = 2 } ftc_guard_decision;
+
+/* The collectives a check-in precedes (what a rank is about to do). */
+typedef enum {
+    FTC_GUARDED_CHECK = 0,      /* ftc_guard_check: no collective */
+    FTC_GUARDED_ALLGATHER = 1,
+    FTC_GUARDED_ALLREDUCE = 2,
+    FTC_GUARDED_KINDS = 3
+} ftc_guarded_kind;
+
+/* Entry kinds, most severe first: the order entries are kept in. */
+typedef enum {
+    FTC_GUARD_SILENT = 0,       /* did not check in within its parent's window */
+    FTC_GUARD_ELSEWHERE = 1,    /* checked in before another collective */
+    FTC_GUARD_ERROR = 2         /* raised an error */
+} ftc_guard_entry_kind;
+
+enum { FTC_GUARD_ENTRIES = FTC_GUARD_LISTED };
+
+typedef struct {
+    int32_t rank;
+    int32_t kind;               /* ftc_guard_entry_kind */
+    char message[FTC_GUARD_MESSAGE_MAX];
+} ftc_guard_entry;
+
+/* Sent as bytes between ranks of one job (same layout everywhere); only
+ * the first `nentries` entries travel. */
+typedef struct {
+    int32_t decision;           /* ftc_guard_decision, on the way down */
+    int32_t kind;               /* the sender's ftc_guarded_kind */
+    int64_t call;               /* the sender's call number of that kind */
+    int64_t check;              /* the check-in's number on the communicator */
+    int32_t error_ranks, errors, warnings, silent_ranks, elsewhere_ranks;
+    int32_t nentries;
+    ftc_guard_entry entry[FTC_GUARD_ENTRIES];
+} ftc_guard_record;
+
+const char *ftc_guarded_name(ftc_guarded_kind kind);
+
+/* A rank's own record before it hears from its children. */
+void ftc_guard_record_init(ftc_guard_record *r, ftc_guarded_kind kind, long call, long check);
+
+/* This rank raised `errors` errors, the first with `message`. */
+void ftc_guard_record_add_errors(ftc_guard_record *r, int rank, int errors, const char *message);
+
+/* `rank` did not report in time. */
+void ftc_guard_record_add_silent(ftc_guard_record *r, int rank);
+
+/* Adds a child's record (received from `child_rank`). */
+void ftc_guard_record_merge(ftc_guard_record *into, const ftc_guard_record *child,
+                            int child_rank);
+
+/* Rank 0's decision on the merged record of every rank. */
+ftc_guard_decision ftc_guard_decide(const ftc_guard_record *r);
+
+/* Bytes that carry `r` (header + its entries). */
+size_t ftc_guard_record_bytes(const ftc_guard_record *r);
+
+/* Whether `bytes` received make a consistent record. */
+int ftc_guard_record_valid(const ftc_guard_record *r, size_t bytes);
+
+/* The public view of a stop. */
+void ftc_guard_stop_report(const ftc_guard_record *r, ftc_stop_report *out);
+
+/*
+ * The abort diagnosis rank 0 prints: the silent ranks and, for each, the
+ * ranks not heard from because they report through it; ranks in another
+ * collective; where the others wait. `live` maps tree positions to ranks
+ * (NULL: the identity); `n` positions; `latecomer` the window T.
+ */
+void ftc_guard_format_abort(const ftc_guard_record *r, const int *live, int n, double latecomer,
+                            char *out, size_t size);
+
+/* The ranks rank 0 did not hear from: silent or elsewhere, and those that
+ * report through a silent one (`ranks`: room for n). Returns how many. */
+int ftc_guard_unheard(const ftc_guard_record *r, const int *live, int n, int *ranks);
+
+/* "0-4,6,9-11": sorted ranks as ranges. */
+void ftc_format_ranks(const int *ranks, int count, char *out, size_t size);
+
+#endif
