@@ -7,7 +7,7 @@
 #               fault-tolerant allreduce on $(RANKS) ranks while two of them are
 #               killed, with a report of what happened
 #   make bench  the benchmarks against native Open MPI (allgather, allreduce,
-#               allreduce recovery); bench-allgather etc. run one of them
+#               allreduce recovery, guard); bench-allgather etc. run one of them
 #
 # FTCOLL_MPI_PREFIX picks the ULFM Open MPI (built or unpacked there by
 # scripts/install-mpi.sh if it holds none); FTCOLL_MPI_TARBALL names a prebuilt one.
@@ -32,7 +32,7 @@ JOBS ?= $(shell nproc)
 RANKS ?= 8
 
 .PHONY: all deps build build-mpich test test-ulfm test-mpich run bench bench-allgather \
-        bench-allreduce bench-recovery clean
+        bench-allreduce bench-recovery bench-guard clean
 
 all: build
 
@@ -69,7 +69,7 @@ run: build
 	  $(BUILD)/ftcoll-demo
 
 # The benchmarks against native Open MPI (results in bench-results/).
-bench: bench-allgather bench-allreduce bench-recovery
+bench: bench-allgather bench-allreduce bench-recovery bench-guard
 
 bench-allgather: build
 	scripts/bench-allgather.sh $(RANKS) $(BUILD)/bench/ftcoll-bench
@@ -80,6 +80,9 @@ bench-allreduce: build
 bench-recovery: build
 	FTCOLL_BENCH=$(BUILD)/bench/ftcoll-bench FTCOLL_BENCH_ARGS="--step 1" \
 	  scripts/bench-allreduce-recovery.sh
+
+bench-guard: build
+	FTCOLL_BENCH=$(BUILD)/bench/ftcoll-bench scripts/bench-guard.sh
 
 clean:
 	rm -rf $(BUILD) $(BUILD_MPICH)

@@ -4,9 +4,10 @@
  *     mpirun -n 8 ftcoll-bench allgather [options]    (see: allgather --help)
  *     mpirun -n 8 ftcoll-bench allreduce [options]    (see: allreduce --help)
  *     mpirun --with-ft ulfm -n 8 ftcoll-bench allreduce-recovery [options]
+ *     mpirun -n 8 ftcoll-bench guard [options]
  *     ftcoll-bench --help
  *
- * Each collective is a subcommand in the table below; adding one (guard, ...)
+ * Each collective is a subcommand in the table below; adding one
  * means writing its bench_<name>_main, usually a bench_collective handed to
  * bench_collective_main (bench.h), and adding a row.
  * Exit status: 0 done, 1 a call failed or gave a wrong result, 2 bad usage.
@@ -24,6 +25,8 @@ static const bench_subcommand subcommands[] = {
       bench_allreduce_main },
     { "allreduce-recovery", "one rank killed in ftc_allreduce vs a hand-written ULFM recovery "
       "(ULFM only)", bench_allreduce_recovery_main },
+    { "guard", "the guard's cost per collective against one MPI_Barrier, per every-N setting",
+      bench_guard_main },
 };
 
 enum { SUBCOMMAND_COUNT = sizeof(subcommands) / sizeof(subcommands[0]) };

@@ -206,7 +206,12 @@ static int prepare(ftc_comm_t c, checkin *k)
     k->comm = c;
     k->live = c->ft.live;
     k->n = c->ft.nlive;
-    ftc_guard_node_of(c->ft.live_index, k->n, &k->node);
+    if (g->node_ranks != k->n || g->node_position != c->ft.live_index) {
+        ftc_guard_node_of(c->ft.live_index, k->n, &g->node);   /* O(p) at rank 0: once */
+        g->node_ranks = k->n;
+        g->node_position = c->ft.live_index;
+    }
+    k->node = g->node;
     k->arrived = MPI_Wtime();
     k->timeout = ftc_guard_effective_timeout(&g->settings, k->arrived - g->settings_at);
     k->latecomer = k->timeout / (1.2 * (ftc_guard_tree_height(k->n) + 1));

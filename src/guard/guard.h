@@ -17,6 +17,7 @@
 
 #include "report.h"
 #include "settings.h"
+#include "tree.h"
 #include "watchdog.h"
 
 struct ftc_comm;
@@ -33,6 +34,8 @@ typedef struct {
     bool stopped;                       /* a check-in decided to stop: every call stops */
     ftc_guard_record decided;           /* that check-in's record */
     ftc_guard_record *received;         /* the children's records (allocated on use) */
+    ftc_guard_node node;                /* this rank's place in the tree of node_ranks */
+    int node_ranks, node_position;      /* what `node` was computed for (0: not yet) */
     ftc_stop_handler handler;
     void *handler_arg;
     ftc_watch_slot watch;
