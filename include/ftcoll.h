@@ -190,7 +190,9 @@ int ftc_comm_survivors(ftc_comm_t comm, MPI_Comm *survivors);
  * Fault injection (ULFM builds; see FTCOLL_INJECT in the README): replaces
  * the communicator's injection plan with `spec`, e.g.
  * "kill rank=3 call=2 step=1 at=before-send; kill rank=5 at=recovery".
- * A matching rank sends itself SIGKILL at that point. NULL or "" clears it.
+ * A matching rank sends itself SIGKILL at that point ("spin" instead of
+ * "kill": it loops there forever, a hang for the watchdog). NULL or ""
+ * clears it.
  * MPI_ERR_ARG with the reason for a malformed spec. Local call.
  */
 int ftc_inject(ftc_comm_t comm, const char *spec);

@@ -285,18 +285,24 @@ int ftc_guard_check(ftc_comm_t comm)
     return rc;
 }
 
+/* The caller's printf-style message; a NULL format gives "". */
+static void format_message(char *out, size_t size, const char *format, va_list args)
+{
+    out[0] = '\0';
+    if (format)
+        vsnprintf(out, size, format, args);
+}
+
 int ftc_raise_error(ftc_comm_t comm, const char *format, ...)
 {
     ftc_clear_error();
     if (!comm)
         return ftc_fail(MPI_ERR_COMM, "ftc_raise_error: the communicator is NULL");
-    char message[FTC_GUARD_MESSAGE_MAX] = "";
-    if (format) {
-        va_list args;
-        va_start(args, format);
-        vsnprintf(message, sizeof(message), format, args);
-        va_end(args);
-    }
+    char message[FTC_GUARD_MESSAGE_MAX];
+    va_list args;
+    va_start(args, format);
+    format_message(message, sizeof(message), format, args);
+    va_end(args);
     keep_error(&comm->guard, message);
     return MPI_SUCCESS;
 }
@@ -306,13 +312,11 @@ int ftc_warn(ftc_comm_t comm, const char *format, ...)
     ftc_clear_error();
     if (!comm)
         return ftc_fail(MPI_ERR_COMM, "ftc_warn: the communicator is NULL");
-    char message[FTC_GUARD_MESSAGE_MAX] = "";
-    if (format) {
-        va_list args;
-        va_start(args, format);
-        vsnprintf(message, sizeof(message), format, args);
-        va_end(args);
-    }
+    char message[FTC_GUARD_MESSAGE_MAX];
+    va_list args;
+    va_start(args, format);
+    format_message(message, sizeof(message), format, args);
+    va_end(args);
     comm->guard.warnings++;
     fprintf(stderr, "ftcoll warning (rank %d): %s\n", comm->rank, message);
     return MPI_SUCCESS;
