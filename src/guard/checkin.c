@@ -35,6 +35,7 @@ typedef struct {
     double arrived;             /* MPI_Wtime */
     double latecomer;           /* T */
     double timeout;
+    ftc_guarded_kind kind;      /* what this rank checks in before */
 } checkin;
 
 static int rank_of(const checkin *k, int position)
@@ -133,7 +134,7 @@ static _Noreturn void abort_without_decision(const checkin *k)
              "ftcoll guard: rank %d got no decision from rank 0 (by way of rank %d) within "
              "%.3g s in the check-in before %s: aborting the job",
              k->comm->rank, rank_of(k, k->node.parent), k->timeout,
-             ftc_guarded_name((ftc_guarded_kind)k->comm->guard.decided.kind));
+             ftc_guarded_name(k->kind));
     ftc_abort_job_staggered(k->comm->rank, 0, diagnosis);   /* others may give up too */
 }
 
@@ -149,7 +150,6 @@ static int ask_parent(checkin *k, ftc_guard_record *record)
                        k->comm->comm, &requests[0]);
     if (rc != MPI_SUCCESS)
         return ftc_fail_mpi(rc, "guard check-in: posting the decision's receive failed");
-    decision->kind = record->kind;   /* for a diagnosis before it arrives */
     rc = MPI_Isend(record, (int)ftc_guard_record_bytes(record), MPI_BYTE, parent,
                    FTC_TAG_GUARD_UP, k->comm->comm, &requests[1]);
     if (rc != MPI_SUCCESS) {
@@ -247,6 +247,7 @@ int ftc_guard_checkin(ftc_comm_t c, ftc_guard_record *record)
 {
     checkin k;
     int rc = prepare(c, &k);
+    k.kind = (ftc_guarded_kind)record->kind;
     if (rc == MPI_SUCCESS)
         rc = gather_children(&k, record);
     if (rc != MPI_SUCCESS)

@@ -39,14 +39,19 @@ if [ -n "$start" ]; then
     echo "guard-abort: ended ${took} s after the stalled collective began (limit ${within} s)"
     [ "$(echo "$took <= $within" | bc)" -eq 1 ] || judge "took ${took} s, more than ${within} s"
 fi
-sleep 1   # the launcher reaps its processes as it exits; give stragglers a moment
+# The launcher may return while its processes are still being torn down:
+# each must be gone within 5 s.
+alive() {
+    kill -0 "$1" 2>/dev/null && ! grep -q '^State:.*Z' "/proc/$1/status" 2>/dev/null
+}
 npids=0
 for file in "$pids"/*.pid; do
     [ -e "$file" ] || continue
     npids=$((npids + 1))
     pid=$(cat "$file")
-    if kill -0 "$pid" 2>/dev/null && ! grep -q '^State:.*Z' "/proc/$pid/status" 2>/dev/null; then
-        judge "process $pid ($(basename "$file" .pid)) is still running"
+    for _ in $(seq 50); do alive "$pid" || break; sleep 0.1; done
+    if alive "$pid"; then
+        judge "process $pid ($(basename "$file" .pid)) is still running 5 s after the job"
         kill -9 "$pid" 2>/dev/null
     fi
 done
