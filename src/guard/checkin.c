@@ -31,7 +31,7 @@ typedef struct {
     ftc_comm_t comm;
     const int *live;            /* tree position -> rank */
     int n;                      /* ranks in the tree */
-    ftc_guard_node node;
+    const ftc_guard_node *node; /* the communicator's, computed once */
     double arrived;             /* MPI_Wtime */
     double latecomer;           /* T */
     double timeout;
@@ -92,7 +92,7 @@ static int malformed(int from)
 /* Children's reports, each merged into `record` or named silent. */
 static int gather_children(checkin *k, ftc_guard_record *record)
 {
-    const int nc = k->node.nchildren;
+    const int nc = k->node->nchildren;
     if (nc == 0)
         return MPI_SUCCESS;
     ftc_guard_state *g = &k->comm->guard;
@@ -101,7 +101,7 @@ static int gather_children(checkin *k, ftc_guard_record *record)
     int done[FTC_GUARD_MAX_CHILDREN] = { 0 };
     for (int i = 0; i < nc; i++) {
         const int rc = MPI_Irecv(&g->received[i], (int)sizeof(ftc_guard_record), MPI_BYTE,
-                                 rank_of(k, k->node.children[i]), FTC_TAG_GUARD_UP,
+                                 rank_of(k, k->node->children[i]), FTC_TAG_GUARD_UP,
                                  k->comm->comm, &requests[i]);
         if (rc != MPI_SUCCESS) {
             for (int j = 0; j < i; j++)
@@ -109,10 +109,10 @@ static int gather_children(checkin *k, ftc_guard_record *record)
             return ftc_fail_mpi(rc, "guard check-in: posting a receive failed");
         }
     }
-    const double until = k->arrived + ftc_guard_children_window(&k->node, k->latecomer);
+    const double until = k->arrived + ftc_guard_children_window(k->node, k->latecomer);
     int rc = poll_until(nc, requests, statuses, done, until);
     for (int i = 0; i < nc; i++) {
-        const int child = rank_of(k, k->node.children[i]);
+        const int child = rank_of(k, k->node->children[i]);
         if (!done[i]) {
             cancel_receive(&requests[i]);
             ftc_guard_record_add_silent(record, child);
@@ -133,7 +133,7 @@ static _Noreturn void abort_without_decision(const checkin *k)
     snprintf(diagnosis, sizeof(diagnosis),
              "ftcoll guard: rank %d got no decision from rank 0 (by way of rank %d) within "
              "%.3g s in the check-in before %s: aborting the job",
-             k->comm->rank, rank_of(k, k->node.parent), k->timeout,
+             k->comm->rank, rank_of(k, k->node->parent), k->timeout,
              ftc_guarded_name(k->kind));
     ftc_abort_job_staggered(k->comm->rank, 0, diagnosis);   /* others may give up too */
 }
@@ -141,7 +141,7 @@ static _Noreturn void abort_without_decision(const checkin *k)
 /* Sends the merged record up and waits for the decision. */
 static int ask_parent(checkin *k, ftc_guard_record *record)
 {
-    const int parent = rank_of(k, k->node.parent);
+    const int parent = rank_of(k, k->node->parent);
     ftc_guard_record *decision = &k->comm->guard.decided;
     MPI_Request requests[2];
     MPI_Status statuses[2];
@@ -164,7 +164,7 @@ static int ask_parent(checkin *k, ftc_guard_record *record)
         abort_without_decision(k);
     if (!ftc_guard_record_valid(decision, (size_t)received_bytes(&statuses[0])))
         return malformed(parent);
-    *record = *decision;
+    memcpy(record, decision, ftc_guard_record_bytes(decision));   /* header + entries used */
     return MPI_SUCCESS;
 }
 
@@ -172,13 +172,13 @@ static int ask_parent(checkin *k, ftc_guard_record *record)
  * take it: those sends are released, not waited for (the job aborts). */
 static int tell_children(checkin *k, const ftc_guard_record *record)
 {
-    const int nc = k->node.nchildren;
+    const int nc = k->node->nchildren;
     MPI_Request requests[FTC_GUARD_MAX_CHILDREN];
     MPI_Status statuses[FTC_GUARD_MAX_CHILDREN];
     int done[FTC_GUARD_MAX_CHILDREN] = { 0 };
     for (int i = 0; i < nc; i++) {
         const int rc = MPI_Isend(record, (int)ftc_guard_record_bytes(record), MPI_BYTE,
-                                 rank_of(k, k->node.children[i]), FTC_TAG_GUARD_DOWN,
+                                 rank_of(k, k->node->children[i]), FTC_TAG_GUARD_DOWN,
                                  k->comm->comm, &requests[i]);
         if (rc != MPI_SUCCESS) {
             requests[i] = MPI_REQUEST_NULL;
@@ -211,11 +211,11 @@ static int prepare(ftc_comm_t c, checkin *k)
         g->node_ranks = k->n;
         g->node_position = c->ft.live_index;
     }
-    k->node = g->node;
+    k->node = &g->node;
     k->arrived = MPI_Wtime();
     k->timeout = ftc_guard_effective_timeout(&g->settings, k->arrived - g->settings_at);
     k->latecomer = k->timeout / (1.2 * (ftc_guard_tree_height(k->n) + 1));
-    if (k->node.nchildren > 0 && !g->received) {
+    if (k->node->nchildren > 0 && !g->received) {
         g->received = malloc(sizeof(ftc_guard_record) * FTC_GUARD_MAX_CHILDREN);
         if (!g->received)
             return ftc_fail(MPI_ERR_NO_MEM, "guard check-in: out of memory");
@@ -252,17 +252,17 @@ int ftc_guard_checkin(ftc_comm_t c, ftc_guard_record *record)
         rc = gather_children(&k, record);
     if (rc != MPI_SUCCESS)
         return rc;
-    if (k.node.parent < 0) {
+    if (k.node->parent < 0) {
         record->decision = ftc_guard_decide(record);
     } else {
         rc = ask_parent(&k, record);
         if (rc != MPI_SUCCESS)
             return rc;
     }
-    if (record->decision == FTC_GUARD_ABORT && k.node.parent < 0)
+    if (record->decision == FTC_GUARD_ABORT && k.node->parent < 0)
         print_diagnosis(&k, record);
     rc = tell_children(&k, record);
-    if (record->decision == FTC_GUARD_ABORT && k.node.parent < 0)
+    if (record->decision == FTC_GUARD_ABORT && k.node->parent < 0)
         abort_unheard(&k, record);
     /* Rank 0 aborts the job; under Open MPI's fault-tolerant runtime that
      * may end rank 0 only, so every rank told leaves by itself too. */
