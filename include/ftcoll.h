@@ -198,6 +198,30 @@ int ftc_comm_survivors(ftc_comm_t comm, MPI_Comm *survivors);
 int ftc_inject(ftc_comm_t comm, const char *spec);
 
 /* ----------------------------------------------------------------------------
+ * Broadcast and barrier
+ *
+ * With ULFM both run on the fault-tolerant allreduce's engine, and survive
+ * the same failures, ending alike on every survivor: the broadcast is an
+ * allreduce (bitwise OR) in which only the root contributes its packed
+ * data, the barrier an allreduce of one int. They count as fault-tolerant
+ * calls for FTCOLL_INJECT's call=C. Without ULFM they are MPI_Bcast and
+ * MPI_Barrier on ftcoll's private communicator. Both can be guarded.
+ */
+
+/*
+ * Same arguments and semantics as MPI_Bcast (derived datatypes included).
+ * MPI_ERR_COUNT, MPI_ERR_TYPE (null, uncommitted), MPI_ERR_ROOT (not a rank
+ * of the communicator), MPI_ERR_BUFFER, MPI_ERR_COMM. With ULFM: if the
+ * root died before any survivor held its data, MPIX_ERR_PROC_FAILED on
+ * every survivor, their buffers untouched; otherwise every survivor gets
+ * the data. Costs log2 p exchanges of the whole message with ULFM.
+ */
+int ftc_bcast(void *buf, int count, MPI_Datatype datatype, int root, ftc_comm_t comm);
+
+/* Returns once every live rank has entered (MPI_ERR_COMM for NULL). */
+int ftc_barrier(ftc_comm_t comm);
+
+/* ----------------------------------------------------------------------------
  * Guarded collectives: a clean stop when a rank fails, an abort with a
  * diagnosis when a rank stops answering (see docs/guard.md)
  *

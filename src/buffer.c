@@ -47,6 +47,22 @@ bool ftc_type_is_predefined(MPI_Datatype type)
         && combiner == MPI_COMBINER_NAMED;
 }
 
+/*
+ * An uncommitted derived type crashes Open MPI's packing code. MPI has no
+ * "is committed" query, but each library checks it somewhere cheap: Open MPI
+ * on an empty send to MPI_PROC_NULL (a few nanoseconds, no data moves),
+ * MPICH in MPI_Pack_size. Both report to `comm`, which returns errors.
+ */
+bool ftc_type_is_committed(MPI_Datatype type, MPI_Comm comm)
+{
+#ifdef OPEN_MPI
+    return MPI_Send(NULL, 0, type, MPI_PROC_NULL, 0, comm) == MPI_SUCCESS;
+#else
+    int packed_size;
+    return MPI_Pack_size(1, type, comm, &packed_size) == MPI_SUCCESS;
+#endif
+}
+
 /* Bytes can be copied as they are: both layouts dense, and the same type or
  * both predefined (a dense derived type may list its elements out of order). */
 static bool byte_copy_is_exact(MPI_Datatype stype, bool scontiguous, MPI_Datatype rtype,

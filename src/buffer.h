@@ -33,6 +33,9 @@ int ftc_type_is_contiguous(MPI_Datatype type, bool *contiguous);
 /* A predefined (named) datatype: its elements are in memory order. */
 bool ftc_type_is_predefined(MPI_Datatype type);
 
+/* False for a derived type that was never committed (`comm` returns errors). */
+bool ftc_type_is_committed(MPI_Datatype type, MPI_Comm comm);
+
 /* Grows *buffer to at least `bytes` (never shrinks it); MPI_ERR_NO_MEM with
  * a message if memory runs out, the old buffer then left as it was. */
 int ftc_ensure_capacity(char **buffer, size_t *capacity, size_t bytes);

@@ -111,6 +111,7 @@ static void release(ftc_comm_t c)
     ftc_guard_release(c);
     ftc_ft_comm_release(c);
     free(c->scratch);
+    free(c->packed);
     if (c->self != MPI_COMM_NULL)
         MPI_Comm_free(&c->self);
     if (c->comm != MPI_COMM_NULL)
@@ -221,6 +222,14 @@ int ftc_comm_free(ftc_comm_t *comm)
     release(*comm);
     *comm = NULL;
     return rc == MPI_SUCCESS ? MPI_SUCCESS : ftc_fail(rc, "ftc_comm_free: %s", why);
+}
+
+void ftc_comm_release_local(ftc_comm_t *comm)
+{
+    if (comm && *comm) {
+        release(*comm);
+        *comm = NULL;
+    }
 }
 
 int ftc_comm_survivors(ftc_comm_t comm, MPI_Comm *survivors)

@@ -60,6 +60,8 @@ struct ftc_comm {
     ftc_exec_scratch exec;      /* requests and statuses for the engine */
     char *scratch;              /* bytes for local rotations, allreduce partner values */
     size_t scratch_size;
+    char *packed;               /* ftc_bcast's packed data (the engine uses `scratch`) */
+    size_t packed_size;
 
     MPI_Comm self;              /* MPI_COMM_SELF's duplicate, MPI_ERRORS_RETURN: for
                                  * checks whose errors MPI would raise fatally */
@@ -69,5 +71,9 @@ struct ftc_comm {
     MPI_Op checked_op;          /* the last (op, type) pair known to be valid */
     MPI_Datatype checked_type;
 };
+
+/* Frees an ftcoll communicator without a message to any rank (the PMPI
+ * layer, when MPI frees the communicator under it), and sets *comm to NULL. */
+void ftc_comm_release_local(ftc_comm_t *comm);
 
 #endif

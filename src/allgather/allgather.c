@@ -109,26 +109,6 @@ typedef struct {
     bool contiguous;
 } side;
 
-/*
- * An uncommitted derived type crashes Open MPI's packing code. MPI has no
- * "is committed" query, but each library checks it somewhere cheap: Open MPI
- * on an empty send to MPI_PROC_NULL (a few nanoseconds, no data moves),
- * MPICH in MPI_Pack_size. Both report to `comm`, which returns errors.
- */
-static int check_committed(const side *s, MPI_Comm comm)
-{
-#ifdef OPEN_MPI
-    const int rc = MPI_Send(NULL, 0, s->type, MPI_PROC_NULL, 0, comm);
-#else
-    int packed_size;
-    const int rc = MPI_Pack_size(1, s->type, comm, &packed_size);
-#endif
-    if (rc == MPI_SUCCESS)
-        return MPI_SUCCESS;
-    return ftc_fail(MPI_ERR_TYPE, "ftc_allgather: %stype is not a committed datatype "
-                                  "(call MPI_Type_commit first)", s->name);
-}
-
 static int check_side(side *s, MPI_Comm comm)
 {
     if (s->count < 0)
@@ -140,9 +120,9 @@ static int check_side(side *s, MPI_Comm comm)
         return ftc_fail_mpi(MPI_ERR_TYPE, "ftc_allgather: %stype is not a valid datatype", s->name);
     if (s->type_size == MPI_UNDEFINED || s->type_size < 0)
         return ftc_fail(MPI_ERR_TYPE, "ftc_allgather: %stype is 2 GiB or larger", s->name);
-    rc = check_committed(s, comm);
-    if (rc != MPI_SUCCESS)
-        return rc;
+    if (!ftc_type_is_committed(s->type, comm))
+        return ftc_fail(MPI_ERR_TYPE, "ftc_allgather: %stype is not a committed datatype "
+                                      "(call MPI_Type_commit first)", s->name);
     rc = ftc_type_is_contiguous(s->type, &s->contiguous);
     if (rc != MPI_SUCCESS)
         return MPI_ERR_TYPE;

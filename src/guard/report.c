@@ -10,7 +10,7 @@
 const char *ftc_guarded_name(ftc_guarded_kind kind)
 {
     static const char *const names[FTC_GUARDED_KINDS] = {
-        "ftc_guard_check", "ftc_allgather", "ftc_allreduce",
+        "ftc_guard_check", "ftc_allgather", "ftc_allreduce", "ftc_bcast", "ftc_barrier",
     };
     return kind >= 0 && kind < FTC_GUARDED_KINDS ? names[kind] : "an unknown collective";
 }

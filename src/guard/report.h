@@ -31,7 +31,9 @@ typedef enum {
     FTC_GUARDED_CHECK = 0,      /* ftc_guard_check: no collective */
     FTC_GUARDED_ALLGATHER = 1,
     FTC_GUARDED_ALLREDUCE = 2,
-    FTC_GUARDED_KINDS = 3
+    FTC_GUARDED_BCAST = 3,
+    FTC_GUARDED_BARRIER = 4,
+    FTC_GUARDED_KINDS = 5
 } ftc_guarded_kind;
 
 /* Entry kinds, most severe first: the order entries are kept in. */

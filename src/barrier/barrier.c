@@ -1,0 +1,36 @@
+/*
+ * ftc_barrier: no rank leaves before every live rank has entered.
+ *
+ * With ULFM it is the fault-tolerant engine's allreduce of one int, a zero
+ * on every rank: every rank's result depends on a message from every live
+ * rank, so the allreduce is a barrier, and it survives the same failures.
+ *
+ *     step k:  rank r  <-- exchange -->  rank r xor 2^k       (k = 0 .. log2 p - 1)
+ *
+ * Without ULFM: MPI_Barrier on ftcoll's private communicator.
+ */
+#include "../comm.h"
+#include "../error.h"
+#include "../allreduce/ft_engine.h"
+
+int ftc_barrier(ftc_comm_t comm)
+{
+    ftc_clear_error();
+    int rc = comm ? MPI_SUCCESS
+                  : ftc_fail(MPI_ERR_COMM, "ftc_barrier: the communicator is NULL "
+                                           "(make one with ftc_comm_create)");
+    if (comm)
+        rc = ftc_guard_enter(comm, FTC_GUARDED_BARRIER, rc);
+    if (rc != MPI_SUCCESS)
+        return rc;
+#ifdef FTCOLL_HAVE_ULFM
+    int nothing = 0;
+    rc = ftc_ft_allreduce_run(comm, &nothing, 1, MPI_INT, MPI_BOR, sizeof(nothing));
+#else
+    rc = MPI_Barrier(comm->comm);
+    if (rc != MPI_SUCCESS)
+        rc = ftc_fail_mpi(rc, "ftc_barrier: MPI_Barrier failed");
+#endif
+    ftc_guard_leave(comm);
+    return rc;
+}

@@ -1,0 +1,284 @@
+/*
+ * The layer's communicators: for each communicator the program runs a
+ * collective on, a layer_comm with its ftcoll communicator, found through
+ * an MPI attribute (MPI_COMM_WORLD's is kept aside, for speed).
+ *
+ *   first collective on comm  -> ftc_comm_create(comm)   (every rank is there)
+ *   a failure ftcoll reports  -> layer_shrink: the survivors' communicator,
+ *                                with the program's rank of each survivor
+ *   MPI_Comm_free(comm)       -> ftc_comm_free, then MPI's free
+ *   MPI_Finalize              -> the rest, newest first, the world last
+ *
+ * A communicator freed some other way (MPI_Comm_disconnect, a library's
+ * PMPI_Comm_free) still loses its ftcoll state: the attribute's delete
+ * callback releases it.
+ */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../comm.h"
+#include "layer.h"
+
+static int keyval = MPI_KEYVAL_INVALID;
+static layer_comm *all;                  /* every layer_comm but the world's */
+static pthread_mutex_t all_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void unlink_comm(layer_comm *lc)
+{
+    pthread_mutex_lock(&all_lock);
+    for (layer_comm **at = &all; *at; at = &(*at)->next) {
+        if (*at == lc) {
+            *at = lc->next;
+            break;
+        }
+    }
+    pthread_mutex_unlock(&all_lock);
+}
+
+/* Frees what ftcoll holds for `lc`: collectively when `collective`, else
+ * locally (no message; a rank finishing a call late may then be stuck). */
+static void release(layer_comm *lc, bool collective)
+{
+    if (lc->ftc) {
+        layer_depth++;
+        lc->stats.checkins += lc->ftc->guard.checks;
+        lc->stats.warnings += lc->ftc->guard.warnings;
+        lc->stats.stops += lc->ftc->guard.stopped ? 1 : 0;
+        if (collective)
+            ftc_comm_free(&lc->ftc);
+        else
+            ftc_comm_release_local(&lc->ftc);
+        layer_depth--;
+    }
+    layer_summary_add(&lc->stats);
+    free(lc->user_rank);
+    free(lc);
+}
+
+static int delete_attribute(MPI_Comm comm, int key, void *value, void *extra)
+{
+    (void)comm, (void)key, (void)extra;
+    layer_comm *lc = value;
+    if (lc->detaching)
+        return MPI_SUCCESS;
+    unlink_comm(lc);
+    release(lc, false);
+    return MPI_SUCCESS;
+}
+
+/* Injections (FTCOLL_INJECT) count calls on MPI_COMM_WORLD only. */
+static layer_comm *make(MPI_Comm comm, bool world)
+{
+    layer_comm *lc = calloc(1, sizeof(*lc));
+    if (!lc)
+        return NULL;
+    lc->user = comm;
+    PMPI_Comm_size(comm, &lc->user_size);
+    int inter = 0;
+    PMPI_Comm_test_inter(comm, &inter);
+    if (!inter) {
+        layer_depth++;
+        if (ftc_comm_create(comm, &lc->ftc) == MPI_SUCCESS && !world)
+            ftc_inject(lc->ftc, NULL);
+        layer_depth--;
+    }
+    return lc;
+}
+
+int layer_comms_start(void)
+{
+    int rc = PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, delete_attribute, &keyval, NULL);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    layer.world = calloc(1, sizeof(*layer.world));
+    if (!layer.world)
+        return MPI_ERR_NO_MEM;
+    layer.world->user = MPI_COMM_WORLD;
+    PMPI_Comm_size(MPI_COMM_WORLD, &layer.world->user_size);
+    layer_depth++;
+    rc = ftc_comm_create(MPI_COMM_WORLD, &layer.world->ftc);
+    layer_depth--;
+    return rc;
+}
+
+layer_comm *layer_comm_of(MPI_Comm comm)
+{
+    if (comm == MPI_COMM_WORLD)
+        return layer.world;
+    if (comm == MPI_COMM_NULL)
+        return NULL;
+    void *value = NULL;
+    int found = 0;
+    if (PMPI_Comm_get_attr(comm, keyval, &value, &found) != MPI_SUCCESS)
+        return NULL;   /* not a valid communicator: MPI's call will say so */
+    if (found)
+        return value;
+    layer_comm *lc = make(comm, false);
+    if (!lc)
+        return NULL;
+    if (PMPI_Comm_set_attr(comm, keyval, lc) != MPI_SUCCESS) {
+        release(lc, true);
+        return NULL;
+    }
+    pthread_mutex_lock(&all_lock);
+    lc->next = all;
+    all = lc;
+    pthread_mutex_unlock(&all_lock);
+    return lc;
+}
+
+/* Drops the attribute without its callback's local free. */
+static void detach(layer_comm *lc)
+{
+    lc->detaching = true;
+    PMPI_Comm_delete_attr(lc->user, keyval);
+}
+
+void layer_comm_free(MPI_Comm comm)
+{
+    void *value = NULL;
+    int found = 0;
+    if (comm == MPI_COMM_NULL || comm == MPI_COMM_WORLD || keyval == MPI_KEYVAL_INVALID
+        || PMPI_Comm_get_attr(comm, keyval, &value, &found) != MPI_SUCCESS || !found)
+        return;
+    layer_comm *lc = value;
+    unlink_comm(lc);
+    detach(lc);
+    release(lc, true);   /* with every rank: they all free the communicator */
+}
+
+void layer_comms_finish(void)
+{
+    /* Newest first: every rank made its communicators in the order of their
+     * first collectives, which correct programs run in the same order. */
+    for (;;) {
+        pthread_mutex_lock(&all_lock);
+        layer_comm *lc = all;
+        if (lc)
+            all = lc->next;
+        pthread_mutex_unlock(&all_lock);
+        if (!lc)
+            break;
+        detach(lc);
+        release(lc, true);
+    }
+    if (layer.world) {
+        release(layer.world, true);
+        layer.world = NULL;
+    }
+    if (keyval != MPI_KEYVAL_INVALID)
+        PMPI_Comm_free_keyval(&keyval);
+}
+
+/* ---- failures ---------------------------------------------------------- */
+
+static int user_rank_of(const layer_comm *lc, int ftc_rank)
+{
+    return lc->user_rank ? lc->user_rank[ftc_rank] : ftc_rank;
+}
+
+/* Records ranks of `comm` found dead, as ranks of MPI_COMM_WORLD. */
+void layer_note_failed(MPI_Comm comm, const int *ranks, int count)
+{
+    if (count <= 0)
+        return;
+    int *world = malloc(sizeof(int) * (size_t)count);
+    MPI_Group group, world_group;
+    if (!world || PMPI_Comm_group(comm, &group) != MPI_SUCCESS) {
+        free(world);
+        return;
+    }
+    PMPI_Comm_group(MPI_COMM_WORLD, &world_group);
+    if (PMPI_Group_translate_ranks(group, count, ranks, world_group, world) == MPI_SUCCESS) {
+        for (int i = 0; i < count; i++)
+            if (world[i] != MPI_UNDEFINED)
+                layer_summary_failed_world_rank(world[i]);
+    }
+    PMPI_Group_free(&group);
+    PMPI_Group_free(&world_group);
+    free(world);
+}
+
+void layer_note_ft_call(layer_comm *lc)
+{
+    const ftc_ft_state *ft = &lc->ftc->ft;
+    if (!ft->have_report)
+        return;
+    lc->stats.recovery_rounds += ft->report.recovery_rounds;
+    if (ft->report.failed_in_call == 0)
+        return;
+    int *failed = malloc(sizeof(int) * (size_t)lc->ftc->size);
+    if (!failed)
+        return;
+    int count = 0;
+    for (int r = 0; r < lc->ftc->size; r++)
+        if (ftc_holdings_has(&ft->report_failed, r))
+            failed[count++] = user_rank_of(lc, r);
+    layer_note_failed(lc->user, failed, count);
+    free(failed);
+}
+
+/*
+ * Moves `lc` onto a communicator of the survivors (collective over them):
+ * every survivor returned the same failure from ftcoll, so all are here.
+ */
+int layer_shrink(layer_comm *lc)
+{
+    layer_depth++;
+    MPI_Comm survivors = MPI_COMM_NULL;
+    int rc = ftc_comm_survivors(lc->ftc, &survivors);
+    ftc_comm_t next = NULL;
+    if (rc == MPI_SUCCESS) {
+        rc = ftc_comm_create(survivors, &next);
+        if (rc == MPI_SUCCESS)
+            ftc_inject(next, NULL);
+    }
+    int *user_rank = NULL;
+    if (rc == MPI_SUCCESS) {
+        const int n = next->size;
+        user_rank = malloc(sizeof(int) * (size_t)n);
+        int *mine = malloc(sizeof(int) * (size_t)n);
+        bool *alive = calloc((size_t)lc->user_size, sizeof(bool));
+        MPI_Group from, to;
+        PMPI_Comm_group(survivors, &from);
+        PMPI_Comm_group(lc->user, &to);
+        for (int i = 0; i < n && mine; i++)
+            mine[i] = i;
+        if (user_rank && mine && alive
+            && PMPI_Group_translate_ranks(from, n, mine, to, user_rank) == MPI_SUCCESS) {
+            int dead = 0;
+            for (int i = 0; i < n; i++)
+                alive[user_rank[i]] = true;
+            for (int r = 0; r < lc->user_size; r++)
+                if (!alive[r])
+                    mine[dead++] = r;
+            layer_note_failed(lc->user, mine, dead);
+        } else {
+            rc = MPI_ERR_NO_MEM;
+        }
+        PMPI_Group_free(&from);
+        PMPI_Group_free(&to);
+        free(mine);
+        free(alive);
+    }
+    if (survivors != MPI_COMM_NULL)
+        PMPI_Comm_free(&survivors);
+    if (rc != MPI_SUCCESS) {
+        free(user_rank);
+        if (next)
+            ftc_comm_free(&next);
+        layer_depth--;
+        return rc;
+    }
+    lc->stats.checkins += lc->ftc->guard.checks;
+    lc->stats.warnings += lc->ftc->guard.warnings;
+    ftc_comm_free(&lc->ftc);
+    lc->ftc = next;
+    free(lc->user_rank);
+    lc->user_rank = user_rank;
+    lc->stats.shrinks++;
+    layer_depth--;
+    return MPI_SUCCESS;
+}

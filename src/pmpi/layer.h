@@ -1,0 +1,96 @@
+/*
+ * The PMPI layer (libftcoll-pmpi.so): MPI_Init, MPI_Allreduce, ... defined
+ * here route an unmodified program's collectives to ftcoll; everything else
+ * reaches MPI untouched.
+ *
+ *   init.c         MPI_Init(_thread), MPI_Finalize, MPI_Comm_free; settings
+ *   comms.c        one layer_comm per communicator the program used in a
+ *                  collective: its ftcoll communicator, made on first use;
+ *                  after a failure, the survivors' one
+ *   collectives.c  MPI_Allreduce, MPI_Allgather, MPI_Bcast, MPI_Barrier
+ *   summary.c      what the layer did, per process, for ftcrun's summary
+ *
+ * ftcoll itself calls MPI: while a thread is inside ftcoll (layer_depth > 0)
+ * every wrapper goes straight to the PMPI_ call.
+ */
+#ifndef FTCOLL_PMPI_LAYER_H
+#define FTCOLL_PMPI_LAYER_H
+
+#include <stdbool.h>
+
+#include <mpi.h>
+
+#include "ftcoll.h"
+
+typedef enum {
+    LAYER_ALLREDUCE = 0,
+    LAYER_ALLGATHER = 1,
+    LAYER_BCAST = 2,
+    LAYER_BARRIER = 3,
+    LAYER_KINDS = 4
+} layer_kind;
+
+const char *layer_kind_name(layer_kind kind);   /* "allreduce", ... */
+
+/* What the layer did on one communicator (summed into the process's at free). */
+typedef struct {
+    long routed[LAYER_KINDS];          /* calls run by ftcoll */
+    long forwarded[LAYER_KINDS];       /* calls passed to MPI unchanged */
+    long allgather_runs[FTC_ALLGATHER_ALGORITHM_COUNT];   /* by executed algorithm */
+    long recovery_rounds;              /* of the fault-tolerant engine */
+    long shrinks;                      /* moves to a survivors' communicator */
+    long checkins, stops, warnings;    /* guard */
+} layer_stats;
+
+typedef struct layer_comm {
+    MPI_Comm user;           /* the program's communicator */
+    ftc_comm_t ftc;          /* NULL: every collective goes to MPI (intercommunicator,
+                              * or ftcoll could not be set up on it) */
+    int *user_rank;          /* after a shrink: user rank of each ftc rank (else NULL) */
+    int user_size;
+    layer_stats stats;
+    bool detaching;          /* the layer drops the attribute itself: its callback
+                              * must leave `lc` alone */
+    struct layer_comm *next; /* the list of live layer_comms, newest first */
+} layer_comm;
+
+/* The layer's settings (FTCOLL_NATIVE, FTCOLL_REPORT) and state. */
+typedef struct {
+    bool active;                  /* between our MPI_Init and MPI_Finalize */
+    bool native[LAYER_KINDS];     /* FTCOLL_NATIVE: left to MPI */
+    const char *report_dir;       /* FTCOLL_REPORT, or NULL */
+    int world_rank, world_size;
+    layer_comm *world;
+} layer_state;
+
+extern layer_state layer;
+extern _Thread_local int layer_depth;
+
+/* A wrapper goes straight to MPI: outside our MPI_Init..MPI_Finalize, or
+ * called from inside ftcoll. */
+static inline bool layer_bypass(void)
+{
+    return !layer.active || layer_depth > 0;
+}
+
+/* Parses FTCOLL_NATIVE ("bcast,barrier"; "" or unset: none). */
+bool layer_parse_native(const char *text, bool native[LAYER_KINDS], char *why, size_t why_size);
+
+/* comms.c */
+int layer_comms_start(void);                 /* keyval; the world's layer_comm */
+void layer_comms_finish(void);               /* frees them all, world last (collective) */
+layer_comm *layer_comm_of(MPI_Comm comm);    /* made on first use (collective) */
+void layer_comm_free(MPI_Comm comm);         /* before MPI_Comm_free (collective) */
+int layer_shrink(layer_comm *lc);            /* after a failure: survivors only */
+void layer_note_ft_call(layer_comm *lc);     /* failures and recoveries of the last call */
+void layer_note_failed(MPI_Comm comm, const int *ranks, int count);
+
+/* summary.c */
+void layer_summary_add(const layer_stats *stats);
+void layer_summary_failed_world_rank(int world_rank);
+void layer_summary_finalized(void);
+int layer_summary_start(void);               /* writes the report at exit */
+void layer_summary_write(int status);        /* now (a process leaving by _exit) */
+bool layer_summary_saw_failure(void);        /* a rank was found dead here */
+
+#endif

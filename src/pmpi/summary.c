@@ -1,0 +1,108 @@
+/*
+ * What the layer did in this process, written at exit to
+ * $FTCOLL_REPORT/rank-<world rank>.txt as key=value lines, for ftcrun's
+ * summary: a process killed by a failure writes nothing, which is how
+ * ftcrun tells the dead from the finished.
+ */
+#define _DEFAULT_SOURCE   /* on_exit, gethostname */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "layer.h"
+
+static layer_stats total;
+static unsigned char *failed;        /* per world rank: seen dead here */
+static int world_rank = -1, world_size;
+static bool finalized;
+static char report_path[4096];
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+
+void layer_summary_add(const layer_stats *s)
+{
+    pthread_mutex_lock(&lock);
+    for (int k = 0; k < LAYER_KINDS; k++) {
+        total.routed[k] += s->routed[k];
+        total.forwarded[k] += s->forwarded[k];
+    }
+    for (int a = 0; a < FTC_ALLGATHER_ALGORITHM_COUNT; a++)
+        total.allgather_runs[a] += s->allgather_runs[a];
+    total.recovery_rounds += s->recovery_rounds;
+    total.shrinks += s->shrinks;
+    total.checkins += s->checkins;
+    total.stops += s->stops;
+    total.warnings += s->warnings;
+    pthread_mutex_unlock(&lock);
+}
+
+void layer_summary_failed_world_rank(int rank)
+{
+    if (failed && rank >= 0 && rank < world_size)
+        failed[rank] = 1;
+}
+
+void layer_summary_finalized(void)
+{
+    finalized = true;
+}
+
+bool layer_summary_saw_failure(void)
+{
+    for (int r = 0; failed && r < world_size; r++)
+        if (failed[r])
+            return true;
+    return false;
+}
+
+void layer_summary_write(int status)
+{
+    if (!report_path[0])
+        return;
+    FILE *f = fopen(report_path, "w");
+    if (!f)
+        return;
+    char host[256] = "";
+    gethostname(host, sizeof(host) - 1);
+    fprintf(f, "rank=%d\nhost=%s\npid=%ld\nexit=%d\nfinalized=%d\n", world_rank, host,
+            (long)getpid(), status, finalized ? 1 : 0);
+    for (int k = 0; k < LAYER_KINDS; k++)
+        fprintf(f, "routed.%s=%ld\nforwarded.%s=%ld\n", layer_kind_name(k), total.routed[k],
+                layer_kind_name(k), total.forwarded[k]);
+    for (int a = 0; a < FTC_ALLGATHER_ALGORITHM_COUNT; a++)
+        if (total.allgather_runs[a])
+            fprintf(f, "allgather.%s=%ld\n",
+                    ftc_allgather_algorithm_name((ftc_allgather_algorithm)a),
+                    total.allgather_runs[a]);
+    fprintf(f, "recovery_rounds=%ld\nshrinks=%ld\ncheckins=%ld\nstops=%ld\nwarnings=%ld\n",
+            total.recovery_rounds, total.shrinks, total.checkins, total.stops, total.warnings);
+    fputs("failed=", f);
+    const char *comma = "";
+    for (int r = 0; failed && r < world_size; r++) {
+        if (failed[r]) {
+            fprintf(f, "%s%d", comma, r);
+            comma = ",";
+        }
+    }
+    fputs("\n", f);
+    fclose(f);
+}
+
+static void write_report(int status, void *arg)
+{
+    (void)arg;
+    layer_summary_write(status);
+}
+
+int layer_summary_start(void)
+{
+    world_rank = layer.world_rank;
+    world_size = layer.world_size;
+    failed = calloc((size_t)world_size, 1);
+    if (!layer.report_dir || !failed)
+        return failed ? MPI_SUCCESS : MPI_ERR_NO_MEM;
+    snprintf(report_path, sizeof(report_path), "%s/rank-%d.txt", layer.report_dir, world_rank);
+    /* on_exit, not atexit: the report carries the exit status. */
+    return on_exit(write_report, NULL) == 0 ? MPI_SUCCESS : MPI_ERR_OTHER;
+}

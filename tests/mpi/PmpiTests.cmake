@@ -1,0 +1,118 @@
+# The PMPI layer and ftcrun (docs/pmpi.md): unmodified MPI programs, built
+# against MPI alone, run under ftcrun. Included from tests/CMakeLists.txt.
+#
+#   pmpi.compare.*   examples/apps give byte-for-byte the answers they give
+#                    without ftcoll, and ftcoll ran their collectives
+#   pmpi.semantics.* test_pmpi.c: MPI's semantics kept (every element)
+#   pmpi.linked.*    the layer linked instead of preloaded
+#   pmpi.kill.*      (ULFM) ranks killed: the survivors finish, exit 0, the
+#                    summary names the dead; a program whose point-to-point
+#                    calls reach a dead rank ends with MPI's error
+#   pmpi.guard_stop  a bad argument on one rank stops every rank cleanly
+#   pmpi.ftcrun.*    bad options are errors with the reason
+set(ftcrun ${PROJECT_BINARY_DIR}/ftcrun)
+set(expect_run ${PROJECT_SOURCE_DIR}/tests/scripts/expect_run.sh)
+set(compare ${PROJECT_SOURCE_DIR}/tests/scripts/pmpi_compare.sh)
+set(launcher_args ${FTCOLL_MPIEXEC_FLAGS})
+list(REMOVE_ITEM launcher_args --with-ft ulfm)   # ftcrun adds them
+string(JOIN " " launcher_args_text ${launcher_args})
+string(JOIN " " plain_text ${FTCOLL_MPIEXEC} ${FTCOLL_MPIEXEC_FLAGS})
+
+foreach(app jacobi monte_carlo heat)
+  add_executable(app_${app} ${PROJECT_SOURCE_DIR}/examples/apps/${app}.c)
+  target_link_libraries(app_${app} PRIVATE MPI::MPI_C m)
+  target_compile_options(app_${app} PRIVATE ${FTCOLL_WARNINGS})
+endforeach()
+add_executable(pmpi_test_pmpi ${FTCOLL_MPI_TEST_DIR}/test_pmpi.c)
+target_link_libraries(pmpi_test_pmpi PRIVATE MPI::MPI_C)
+target_compile_options(pmpi_test_pmpi PRIVATE ${FTCOLL_WARNINGS})
+add_executable(pmpi_test_pmpi_linked ${FTCOLL_MPI_TEST_DIR}/test_pmpi.c)
+target_link_libraries(pmpi_test_pmpi_linked PRIVATE ftcoll_pmpi MPI::MPI_C)
+target_compile_options(pmpi_test_pmpi_linked PRIVATE ${FTCOLL_WARNINGS})
+
+set(app_args_jacobi 120)
+set(app_args_monte_carlo 10 5000)
+set(app_args_heat 32 30 5)
+if(FTCOLL_MPI_FLAVOR STREQUAL "mpich")
+  set(pmpi_compare_procs 3 4)
+  set(pmpi_semantics_procs 1 2 3 4)
+else()
+  set(pmpi_compare_procs 4 7)
+  set(pmpi_semantics_procs 1 2 3 5 8)
+endif()
+
+# ftcrun takes the launcher's flags (oversubscription) from FTCOLL_MPIRUN_ARGS.
+function(pmpi_test name procs)
+  add_test(NAME ${name} COMMAND ${ARGN})
+  set_tests_properties(${name} PROPERTIES LABELS mpi TIMEOUT ${FTCOLL_MPI_TEST_TIMEOUT}
+    PROCESSORS ${procs}
+    ENVIRONMENT "${FTCOLL_MPI_TEST_ENV};FTCOLL_MPIRUN_ARGS=${launcher_args_text}")
+endfunction()
+
+foreach(app jacobi monte_carlo heat)
+  foreach(procs ${pmpi_compare_procs})
+    pmpi_test(pmpi.compare.${app}.p0${procs} ${procs} ${compare}
+      "${plain_text} -n ${procs}"
+      "${ftcrun} -n ${procs} --"
+      $<TARGET_FILE:app_${app}> ${app_args_${app}})
+  endforeach()
+endforeach()
+set(ftcrun_launch ${ftcrun})
+foreach(procs ${pmpi_semantics_procs})
+  pmpi_test(pmpi.semantics.p0${procs} ${procs} ${expect_run} 0
+    "pmpi p=${procs}: all checks passed" "bcast [1-9][0-9]* by ftcoll" --
+    ${ftcrun_launch} -n ${procs} -- $<TARGET_FILE:pmpi_test_pmpi>)
+endforeach()
+
+pmpi_test(pmpi.linked.semantics 3 ${expect_run} 0 "pmpi p=3: all checks passed" --
+  ${FTCOLL_MPIEXEC} ${FTCOLL_MPIEXEC_FLAGS} -n 3 $<TARGET_FILE:pmpi_test_pmpi_linked>)
+# a bad layer setting stops in MPI_Init: proof that the linked layer runs
+pmpi_test(pmpi.linked.bad_setting 2 ${expect_run} 1
+  "FTCOLL_NATIVE: unknown collective \"bcst\"" --
+  ${CMAKE_COMMAND} -E env FTCOLL_NATIVE=bcst
+  ${FTCOLL_MPIEXEC} ${FTCOLL_MPIEXEC_FLAGS} -n 2 $<TARGET_FILE:pmpi_test_pmpi_linked>)
+
+pmpi_test(pmpi.guard_stop 4 ${expect_run} 71
+  "MPI_Allreduce stopped on every rank at check-in 1: 1 rank\\(s\\) raised an error: rank 2: ftc_allreduce: count is negative \\(-1\\)"
+  "every rank ends with exit status 71" --
+  ${ftcrun_launch} -n 4 --guard every=1,timeout=30 -- $<TARGET_FILE:pmpi_test_pmpi> badarg 2)
+
+# bad options: exit status 2, the reason
+pmpi_test(pmpi.ftcrun.bad_guard 1 ${expect_run} 2 "--guard \"every=x\": " --
+  ${ftcrun} -n 2 --guard every=x -- true)
+pmpi_test(pmpi.ftcrun.bad_algorithm 1 ${expect_run} 2
+  "unknown allgather algorithm \"rin\" \\(expected auto, linear, bruck" --
+  ${ftcrun} -n 2 --algorithm allgather=rin -- true)
+pmpi_test(pmpi.ftcrun.bad_collective 1 ${expect_run} 2
+  "--algorithm: unknown collective \"gather\"" -- ${ftcrun} -n 2 --algorithm gather=ring -- true)
+pmpi_test(pmpi.ftcrun.bad_ranks 1 ${expect_run} 2 "-n \"0\": expected an integer >= 1" --
+  ${ftcrun} -n 0 -- true)
+pmpi_test(pmpi.ftcrun.no_program 1 ${expect_run} 2 "no program to run" -- ${ftcrun} -n 2)
+pmpi_test(pmpi.ftcrun.unknown_option 1 ${expect_run} 2 "unknown option \"--fast\"" --
+  ${ftcrun} -n 2 --fast -- true)
+pmpi_test(pmpi.ftcrun.topology 1 ${expect_run} 2 "--topology: topology-aware" --
+  ${ftcrun} -n 2 --topology t.txt -- true)
+pmpi_test(pmpi.ftcrun.help 1 ${expect_run} 0 "Usage: ftcrun -n N" "--spares S" "--inject SPEC"
+  "--algorithm LIST" "--guard SPEC" "--topology FILE" -- ${ftcrun} --help)
+
+if(FTCOLL_HAVE_ULFM)
+  pmpi_test(pmpi.ftcrun.bad_inject 1 ${expect_run} 2 "--inject \"kill rank=x\": " --
+    ${ftcrun} -n 2 --inject "kill rank=x" -- true)
+  pmpi_test(pmpi.kill.jacobi 6 ${expect_run} 0 "failures survived: rank\\(s\\) 3"
+    "jacobi n=120: [0-9]+ iterations" "finished: 5 rank\\(s\\), exit status 0" --
+    ${ftcrun_launch} -n 6 --inject "kill rank=3 call=8 step=1" -- $<TARGET_FILE:app_jacobi> 120)
+  pmpi_test(pmpi.kill.monte_carlo 8 ${expect_run} 0 "failures survived: rank\\(s\\) 2, 5"
+    "monte_carlo: [0-9]+ hits of [0-9]+ darts" "finished: 6 rank\\(s\\)" --
+    ${ftcrun_launch} -n 8 --inject "kill rank=5 call=4 step=0$<SEMICOLON> kill rank=2 call=7 step=1"
+    -- $<TARGET_FILE:app_monte_carlo> 10 5000)
+  # heat: rank 3 dies in its collective phase; the allgather moves to the
+  # survivors and rank 3's block keeps the program's -1
+  pmpi_test(pmpi.kill.heat_collectives 6 ${expect_run} 0 "failures survived: rank\\(s\\) 3"
+    "heat by rank: [0-9. ]+ -1.000000 [0-9. ]+$" "1 move\\(s\\) to the survivors" --
+    ${ftcrun_launch} -n 6 --algorithm allgather=ring --inject "kill rank=3 call=33 step=0"
+    -- $<TARGET_FILE:app_heat> 32 30 5)
+  # heat: rank 3 dies while neighbours still exchange halos with it: their
+  # MPI_Sendrecv fails (MPI's error, documented), the job ends, no hang
+  pmpi_test(pmpi.kill.heat_point_to_point 6 ${expect_run} nonzero "MPI_ERR_PROC_FAILED" --
+    ${ftcrun_launch} -n 6 --inject "kill rank=3 call=10 step=0" -- $<TARGET_FILE:app_heat> 32 30 5)
+endif()

@@ -1,0 +1,261 @@
+/*
+ * An unmodified MPI program (no ftcoll header, no ftcoll call) that checks
+ * what the PMPI layer must keep exactly as MPI defines it, run under
+ * ftcrun: every element of every buffer, on every rank.
+ *
+ *   - MPI_Allreduce: in place and not, several types and ops, MAXLOC on a
+ *     pair type, count 0, a non-commutative user op (left to MPI: the
+ *     result is the product in rank order), MPI_COMM_SELF
+ *   - MPI_Allgather: in place, a strided receive type, a derived send type
+ *   - MPI_Bcast: from every root, a strided type, count 0
+ *   - sub-communicators made and freed in a loop; an intercommunicator
+ *   - errors with MPI_ERRORS_RETURN: the same class MPI gives
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <mpi.h>
+
+static int rank, size, failures;
+
+static void expect(int ok, const char *what, long got, long want)
+{
+    if (!ok) {
+        failures++;
+        if (failures < 10)
+            printf("FAIL rank %d: %s: got %ld, expected %ld\n", rank, what, got, want);
+    }
+}
+
+/* ---- allreduce ---------------------------------------------------------- */
+
+/* 2x2 matrices of unsigned ints: associative, not commutative. */
+static void matrix_product(void *in, void *inout, int *len, MPI_Datatype *type)
+{
+    (void)type;
+    unsigned *a = in, *b = inout;
+    for (int m = 0; m < *len; m++, a += 4, b += 4) {
+        const unsigned r[4] = { a[0] * b[0] + a[1] * b[2], a[0] * b[1] + a[1] * b[3],
+                                a[2] * b[0] + a[3] * b[2], a[2] * b[1] + a[3] * b[3] };
+        memcpy(b, r, sizeof(r));
+    }
+}
+
+static void matrix_of(int r, unsigned m[4])
+{
+    m[0] = (unsigned)r + 1; m[1] = 2; m[2] = (unsigned)(r % 3); m[3] = 1;
+}
+
+static void check_allreduce(MPI_Comm comm, const char *name)
+{
+    int me, p;
+    MPI_Comm_rank(comm, &me);
+    MPI_Comm_size(comm, &p);
+    enum { N = 1000 };
+    int *ints = malloc(sizeof(int) * N), *sums = malloc(sizeof(int) * N);
+    for (int i = 0; i < N; i++)
+        ints[i] = me * N + i;
+    MPI_Allreduce(ints, sums, N, MPI_INT, MPI_SUM, comm);
+    for (int i = 0; i < N; i++)
+        expect(sums[i] == N * p * (p - 1) / 2 + p * i, name, sums[i], N * p * (p - 1) / 2 + p * i);
+    MPI_Allreduce(MPI_IN_PLACE, ints, N, MPI_INT, MPI_MAX, comm);
+    for (int i = 0; i < N; i++)
+        expect(ints[i] == (p - 1) * N + i, "allreduce in place MAX", ints[i], (p - 1) * N + i);
+
+    double value = 0.5 * me, high;
+    MPI_Allreduce(&value, &high, 1, MPI_DOUBLE, MPI_MAX, comm);
+    expect(high == 0.5 * (p - 1), "allreduce MAX double", (long)(high * 2), p - 1);
+
+    struct { double value; int rank; } pair = { (double)(me % 3), me }, best;
+    MPI_Allreduce(&pair, &best, 1, MPI_DOUBLE_INT, MPI_MAXLOC, comm);
+    const int top = p >= 3 ? 2 : p - 1;   /* the lowest rank holding the maximum */
+    expect(best.value == (double)(top % 3) && best.rank == top, "allreduce MAXLOC",
+           best.rank, top);
+
+    MPI_Allreduce(ints, sums, 0, MPI_INT, MPI_SUM, comm);   /* count 0 */
+
+    MPI_Op product;
+    MPI_Op_create(matrix_product, 0, &product);
+    MPI_Datatype matrix;
+    MPI_Type_contiguous(4, MPI_UNSIGNED, &matrix);
+    MPI_Type_commit(&matrix);
+    unsigned mine[4], all[4], want[4] = { 1, 0, 0, 1 };
+    matrix_of(me, mine);
+    MPI_Allreduce(mine, all, 1, matrix, product, comm);
+    for (int r = 0; r < p; r++) {   /* M_0 x M_1 x ... in rank order */
+        unsigned m[4];
+        matrix_of(r, m);
+        int one = 1;
+        matrix_product(want, m, &one, NULL);
+        memcpy(want, m, sizeof(m));
+    }
+    for (int i = 0; i < 4; i++)
+        expect(all[i] == want[i], "allreduce non-commutative user op", all[i], want[i]);
+    MPI_Op_free(&product);
+    MPI_Type_free(&matrix);
+    free(ints);
+    free(sums);
+}
+
+/* ---- allgather ---------------------------------------------------------- */
+
+static void check_allgather(MPI_Comm comm)
+{
+    int me, p;
+    MPI_Comm_rank(comm, &me);
+    MPI_Comm_size(comm, &p);
+    enum { B = 5 };
+    int *all = malloc(sizeof(int) * (size_t)(B * p)), mine[B];
+    for (int i = 0; i < B; i++)
+        mine[i] = me * 100 + i;
+    MPI_Allgather(mine, B, MPI_INT, all, B, MPI_INT, comm);
+    for (int r = 0; r < p; r++)
+        for (int i = 0; i < B; i++)
+            expect(all[r * B + i] == r * 100 + i, "allgather", all[r * B + i], r * 100 + i);
+
+    for (int i = 0; i < B * p; i++)
+        all[i] = -1;
+    memcpy(all + me * B, mine, sizeof(mine));
+    MPI_Allgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, all, B, MPI_INT, comm);
+    for (int r = 0; r < p; r++)
+        for (int i = 0; i < B; i++)
+            expect(all[r * B + i] == r * 100 + i, "allgather in place", all[r * B + i],
+                   r * 100 + i);
+
+    /* every other int of the receive buffer; the send side a contiguous type */
+    MPI_Datatype strided, block;
+    MPI_Type_vector(B, 1, 2, MPI_INT, &strided);
+    MPI_Aint lb, extent;
+    MPI_Type_get_extent(strided, &lb, &extent);
+    MPI_Datatype slot;
+    MPI_Type_create_resized(strided, 0, 2 * B * (MPI_Aint)sizeof(int), &slot);
+    MPI_Type_commit(&slot);
+    MPI_Type_contiguous(B, MPI_INT, &block);
+    MPI_Type_commit(&block);
+    int *wide = malloc(sizeof(int) * (size_t)(2 * B * p));
+    for (int i = 0; i < 2 * B * p; i++)
+        wide[i] = -7;
+    MPI_Allgather(mine, 1, block, wide, 1, slot, comm);
+    for (int r = 0; r < p; r++)
+        for (int i = 0; i < 2 * B; i++) {
+            const int want = i % 2 ? -7 : r * 100 + i / 2;
+            expect(wide[r * 2 * B + i] == want, "allgather strided", wide[r * 2 * B + i], want);
+        }
+    MPI_Type_free(&strided);
+    MPI_Type_free(&slot);
+    MPI_Type_free(&block);
+    free(wide);
+    free(all);
+}
+
+/* ---- bcast -------------------------------------------------------------- */
+
+static void check_bcast(MPI_Comm comm)
+{
+    int me, p;
+    MPI_Comm_rank(comm, &me);
+    MPI_Comm_size(comm, &p);
+    enum { N = 300 };
+    double data[N];
+    int gaps[2 * N];
+    MPI_Datatype every_other;
+    MPI_Type_vector(N, 1, 2, MPI_INT, &every_other);
+    MPI_Type_commit(&every_other);
+    for (int root = 0; root < p; root++) {
+        for (int i = 0; i < N; i++)
+            data[i] = me == root ? root + i * 0.25 : -1;
+        MPI_Bcast(data, N, MPI_DOUBLE, root, comm);
+        for (int i = 0; i < N; i++)
+            expect(data[i] == root + i * 0.25, "bcast", (long)(data[i] * 4), (root + i * 0.25) * 4);
+        for (int i = 0; i < 2 * N; i++)
+            gaps[i] = me == root ? root * 1000 + i : -3;
+        MPI_Bcast(gaps, 1, every_other, root, comm);
+        for (int i = 0; i < 2 * N; i++) {
+            const int want = i % 2 == 0 || me == root ? root * 1000 + i : -3;
+            expect(gaps[i] == want, "bcast strided", gaps[i], want);
+        }
+    }
+    MPI_Bcast(data, 0, MPI_DOUBLE, 0, comm);
+    MPI_Type_free(&every_other);
+}
+
+/* ---- communicators and errors --------------------------------------------- */
+
+static void check_communicators(void)
+{
+    for (int round = 0; round < 10; round++) {
+        MPI_Comm half, copy;
+        MPI_Comm_split(MPI_COMM_WORLD, rank % 2, -rank, &half);   /* reversed order */
+        check_allreduce(half, "allreduce on a split");
+        check_allgather(half);
+        MPI_Comm_dup(half, &copy);
+        check_bcast(copy);
+        MPI_Barrier(copy);
+        MPI_Comm_free(&copy);
+        MPI_Comm_free(&half);
+    }
+    check_allreduce(MPI_COMM_SELF, "allreduce on MPI_COMM_SELF");
+    if (size < 2)
+        return;
+    MPI_Comm half, inter;
+    MPI_Comm_split(MPI_COMM_WORLD, rank % 2, rank, &half);
+    MPI_Intercomm_create(half, 0, MPI_COMM_WORLD, rank % 2 ? 0 : 1, 99, &inter);
+    int remote;
+    MPI_Comm_remote_size(inter, &remote);
+    int *theirs = malloc(sizeof(int) * (size_t)remote);
+    MPI_Allgather(&rank, 1, MPI_INT, theirs, 1, MPI_INT, inter);
+    for (int i = 0; i < remote; i++)   /* the other group's world ranks, in order */
+        expect(theirs[i] == 2 * i + (rank % 2 ? 0 : 1), "allgather on an intercommunicator",
+               theirs[i], 2 * i + (rank % 2 ? 0 : 1));
+    free(theirs);
+    MPI_Comm_free(&inter);
+    MPI_Comm_free(&half);
+}
+
+static void check_errors(void)
+{
+    MPI_Comm comm;
+    MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+    MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+    int in = 1, out = 0, error_class = MPI_SUCCESS;
+    int rc = MPI_Allreduce(&in, &out, -1, MPI_INT, MPI_SUM, comm);
+    MPI_Error_class(rc, &error_class);
+    expect(error_class == MPI_ERR_COUNT, "allreduce count -1: error class", error_class,
+           MPI_ERR_COUNT);
+    rc = MPI_Bcast(&in, 1, MPI_INT, size, comm);
+    MPI_Error_class(rc, &error_class);
+    expect(error_class == MPI_ERR_ROOT, "bcast root = size: error class", error_class,
+           MPI_ERR_ROOT);
+    MPI_Comm_free(&comm);
+}
+
+/* `test_pmpi badarg R`: rank R passes a negative count to MPI_Allreduce,
+ * the others a valid one (a guarded run stops every rank cleanly). */
+static void pass_bad_argument(int bad_rank)
+{
+    int in = 1, out = 0;
+    MPI_Allreduce(&in, &out, rank == bad_rank ? -1 : 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    printf("rank %d: returned from MPI_Allreduce\n", rank);
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    if (argc > 2 && strcmp(argv[1], "badarg") == 0)
+        pass_bad_argument(atoi(argv[2]));
+    check_allreduce(MPI_COMM_WORLD, "allreduce");
+    check_allgather(MPI_COMM_WORLD);
+    check_bcast(MPI_COMM_WORLD);
+    MPI_Barrier(MPI_COMM_WORLD);
+    check_communicators();
+    check_errors();
+    int total = 0;
+    MPI_Allreduce(&failures, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    if (rank == 0)
+        printf("pmpi p=%d: %s\n", size, total ? "FAIL" : "all checks passed");
+    MPI_Finalize();
+    return total ? 1 : 0;
+}

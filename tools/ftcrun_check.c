@@ -1,0 +1,59 @@
+/*
+ * ftcrun-check: checks one ftcrun setting before anything is launched, with
+ * the parsers the library itself uses (no MPI).
+ *
+ *   ftcrun-check inject|guard|watchdog|allgather TEXT
+ *
+ * Exit 0 when TEXT is valid; else 1, the reason on stderr.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "allgather/algorithms.h"
+#include "guard/settings.h"
+#include "inject.h"
+
+static int check_allgather(const char *text, char *why, size_t why_size)
+{
+    if (strcmp(text, "auto") == 0)
+        return 1;
+    for (int id = 1; id < FTC_ALLGATHER_ALGORITHM_COUNT; id++)
+        if (strcmp(text, ftc_allgather_info_of((ftc_allgather_algorithm)id)->name) == 0)
+            return 1;
+    int n = snprintf(why, why_size, "unknown allgather algorithm \"%s\" (expected auto", text);
+    for (int id = 1; id < FTC_ALLGATHER_ALGORITHM_COUNT && n > 0 && (size_t)n < why_size; id++)
+        n += snprintf(why + n, why_size - (size_t)n, ", %s",
+                      ftc_allgather_info_of((ftc_allgather_algorithm)id)->name);
+    if (n > 0 && (size_t)n < why_size)
+        snprintf(why + n, why_size - (size_t)n, ")");
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc != 3) {
+        fprintf(stderr, "usage: ftcrun-check inject|guard|watchdog|allgather TEXT\n");
+        return 2;
+    }
+    const char *what = argv[1], *text = argv[2];
+    char why[512] = "";
+    int ok;
+    if (strcmp(what, "inject") == 0) {
+        ftc_inject_plan plan;
+        ok = ftc_inject_parse(text, &plan, why, sizeof(why));
+    } else if (strcmp(what, "guard") == 0) {
+        ftc_guard_settings guard;
+        ok = ftc_guard_settings_parse(text, &guard, why, sizeof(why));
+    } else if (strcmp(what, "watchdog") == 0) {
+        ftc_watchdog_settings watchdog;
+        ok = ftc_watchdog_settings_parse(text, &watchdog, why, sizeof(why));
+    } else if (strcmp(what, "allgather") == 0) {
+        ok = check_allgather(text, why, sizeof(why));
+    } else {
+        fprintf(stderr, "ftcrun-check: unknown setting \"%s\"\n", what);
+        return 2;
+    }
+    if (!ok)
+        fprintf(stderr, "%s\n", why);
+    return ok ? 0 : 1;
+}
