@@ -3,11 +3,13 @@
 #   make test   installs what is missing, builds, runs the whole test suite
 #               (Debian's MPICH first, then ULFM Open MPI: unit, MPI,
 #               sanitizer and valgrind tests), ending with ctest's summary
-#   make run    installs what is missing, builds, runs the main job: the
-#               fault-tolerant allreduce on $(RANKS) ranks while two of them are
-#               killed, with a report of what happened
+#   make run    installs what is missing, builds, runs the main job: two
+#               unmodified MPI programs under ftcrun on $(RANKS) ranks while
+#               ranks are killed, with ftcrun's summary; then the
+#               fault-tolerant allreduce through ftcoll's API (make run-api)
 #   make bench  the benchmarks against native Open MPI (allgather, allreduce,
-#               allreduce recovery, guard); bench-allgather etc. run one of them
+#               allreduce recovery, guard) and the PMPI layer's overhead
+#               (pmpi); bench-allgather etc. run one of them
 #
 # FTCOLL_MPI_PREFIX picks the ULFM Open MPI (built or unpacked there by
 # scripts/install-mpi.sh if it holds none); FTCOLL_MPI_TARBALL names a prebuilt one.
@@ -65,11 +67,23 @@ test: test-mpich
 # The main demonstration: ftc_allreduce on $(RANKS) ranks while two of them
 # are killed mid-call (examples/ft_allreduce_demo.c).
 run: build
+	@echo "== an unmodified Monte Carlo program; ranks 2 and 5 killed =="
+	FTCOLL_MPIRUN_ARGS="--oversubscribe --bind-to none" $(BUILD)/ftcrun -n $(RANKS) \
+	  --inject "kill rank=5 call=4 step=0; kill rank=2 call=7 step=1" \
+	  -- $(BUILD)/tests/app_monte_carlo 10 20000
+	@echo "== an unmodified heat solver (halo exchange, then collectives); rank 3 killed =="
+	FTCOLL_MPIRUN_ARGS="--oversubscribe --bind-to none" $(BUILD)/ftcrun -n $(RANKS) \
+	  --algorithm allgather=ring --inject "kill rank=3 call=33 step=0" \
+	  -- $(BUILD)/tests/app_heat 32 30 5
+	$(MAKE) --no-print-directory run-api
+
+# ftc_allreduce through ftcoll's API (examples/ft_allreduce_demo.c).
+run-api: build
 	$(MPI)/bin/mpirun --with-ft ulfm --oversubscribe --bind-to none -n $(RANKS) \
 	  $(BUILD)/ftcoll-demo
 
 # The benchmarks against native Open MPI (results in bench-results/).
-bench: bench-allgather bench-allreduce bench-recovery bench-guard
+bench: bench-allgather bench-allreduce bench-recovery bench-guard bench-pmpi
 
 bench-allgather: build
 	scripts/bench-allgather.sh $(RANKS) $(BUILD)/bench/ftcoll-bench
@@ -83,6 +97,9 @@ bench-recovery: build
 
 bench-guard: build
 	FTCOLL_BENCH=$(BUILD)/bench/ftcoll-bench scripts/bench-guard.sh
+
+bench-pmpi: build
+	FTCOLL_BENCH_PMPI=$(BUILD)/bench/ftcoll-bench-pmpi scripts/bench-pmpi.sh
 
 clean:
 	rm -rf $(BUILD) $(BUILD_MPICH)

@@ -113,9 +113,9 @@ static void release(ftc_comm_t c)
     free(c->scratch);
     free(c->packed);
     if (c->self != MPI_COMM_NULL)
-        MPI_Comm_free(&c->self);
+        PMPI_Comm_free(&c->self);
     if (c->comm != MPI_COMM_NULL)
-        MPI_Comm_free(&c->comm);
+        PMPI_Comm_free(&c->comm);
     free(c);
 }
 
@@ -135,7 +135,7 @@ static int agree_on_settings(ftc_comm_t c, int local_rc)
     const int mine[9] = { local_rc == MPI_SUCCESS ? 0 : 1, alg, -alg, strict, -strict,
                           every, -every, timeout_ms, -timeout_ms };
     int most[9];
-    int rc = MPI_Allreduce(mine, most, 9, MPI_INT, MPI_MAX, c->comm);
+    int rc = PMPI_Allreduce(mine, most, 9, MPI_INT, MPI_MAX, c->comm);
     if (rc != MPI_SUCCESS)
         return ftc_fail_mpi(rc, "ftc_comm_create: agreeing on settings failed");
     if (local_rc != MPI_SUCCESS)

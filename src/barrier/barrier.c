@@ -27,7 +27,7 @@ int ftc_barrier(ftc_comm_t comm)
     int nothing = 0;
     rc = ftc_ft_allreduce_run(comm, &nothing, 1, MPI_INT, MPI_BOR, sizeof(nothing));
 #else
-    rc = MPI_Barrier(comm->comm);
+    rc = PMPI_Barrier(comm->comm);   /* PMPI_: never through the PMPI layer */
     if (rc != MPI_SUCCESS)
         rc = ftc_fail_mpi(rc, "ftc_barrier: MPI_Barrier failed");
 #endif

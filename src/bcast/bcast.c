@@ -103,7 +103,7 @@ int ftc_bcast(void *buf, int count, MPI_Datatype type, int root, ftc_comm_t comm
 #ifdef FTCOLL_HAVE_ULFM
     rc = broadcast_over_allreduce(buf, count, type, root, comm);
 #else
-    rc = MPI_Bcast(buf, count, type, root, comm->comm);
+    rc = PMPI_Bcast(buf, count, type, root, comm->comm);   /* never through the PMPI layer */
     if (rc != MPI_SUCCESS)
         rc = ftc_fail_mpi(rc, "ftc_bcast: MPI_Bcast failed");
 #endif

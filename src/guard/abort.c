@@ -54,7 +54,7 @@ static void finalize_unless_aborted(void)
     int finalized = 0;
     if (atomic_load(&aborted) || MPI_Finalized(&finalized) != MPI_SUCCESS || finalized)
         return;
-    MPI_Finalize();
+    PMPI_Finalize();
 }
 
 int ftc_finalize_at_exit(void)

@@ -83,7 +83,7 @@ static int learn_hosts_and_pids(ftc_comm_t c)
     if (!g->host_pid)
         return ftc_fail(MPI_ERR_NO_MEM, "ftc_comm_create: out of memory");
     const long mine[2] = { host_hash(), (long)getpid() };
-    const int rc = MPI_Allgather(mine, 2, MPI_LONG, g->host_pid, 2, MPI_LONG, c->comm);
+    const int rc = PMPI_Allgather(mine, 2, MPI_LONG, g->host_pid, 2, MPI_LONG, c->comm);
     return rc == MPI_SUCCESS ? MPI_SUCCESS
                              : ftc_fail_mpi(rc, "ftc_comm_create: exchanging process ids failed");
 }
