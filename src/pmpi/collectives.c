@@ -27,13 +27,6 @@
 
 enum { EXIT_STOPPED = 71 };   /* every rank's exit status after a clean stop */
 
-static void count_forwarded(layer_kind kind)
-{
-    layer_stats one = { 0 };
-    one.forwarded[kind] = 1;
-    layer_summary_add(&one);
-}
-
 /* The layer_comm to run `kind` on `comm` in ftcoll, or NULL: pass it to MPI. */
 static layer_comm *routed(MPI_Comm comm, layer_kind kind)
 {
@@ -44,7 +37,7 @@ static layer_comm *routed(MPI_Comm comm, layer_kind kind)
         lc = layer_comm_of(comm);
     if (lc && lc->ftc)
         return lc;
-    count_forwarded(kind);
+    layer_summary_forwarded(kind);
     return NULL;
 }
 
@@ -132,9 +125,8 @@ static bool allreduce_supported(MPI_Datatype type, MPI_Op op)
 {
     if (type == MPI_DATATYPE_NULL || op == MPI_OP_NULL)
         return false;
-    int integers, addresses, types, combiner, commutative = 0;
-    return PMPI_Type_get_envelope(type, &integers, &addresses, &types, &combiner) == MPI_SUCCESS
-        && combiner == MPI_COMBINER_NAMED
+    int commutative = 0;
+    return ftc_type_is_predefined(type)
         && PMPI_Op_commutative(op, &commutative) == MPI_SUCCESS && commutative;
 }
 
@@ -143,7 +135,7 @@ int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype da
 {
     layer_comm *lc = routed(comm, LAYER_ALLREDUCE);
     if (lc && !allreduce_supported(datatype, op)) {
-        count_forwarded(LAYER_ALLREDUCE);
+        layer_summary_forwarded(LAYER_ALLREDUCE);
         lc = NULL;
     }
     if (!lc)

@@ -37,15 +37,21 @@ static void unlink_comm(layer_comm *lc)
     pthread_mutex_unlock(&all_lock);
 }
 
+/* Adds the guard's counts of lc->ftc, about to be freed, to lc's. */
+static void collect_guard_stats(layer_comm *lc)
+{
+    lc->stats.checkins += lc->ftc->guard.checks;
+    lc->stats.warnings += lc->ftc->guard.warnings;
+    lc->stats.stops += lc->ftc->guard.stopped ? 1 : 0;
+}
+
 /* Frees what ftcoll holds for `lc`: collectively when `collective`, else
  * locally (no message; a rank finishing a call late may then be stuck). */
 static void release(layer_comm *lc, bool collective)
 {
     if (lc->ftc) {
         layer_depth++;
-        lc->stats.checkins += lc->ftc->guard.checks;
-        lc->stats.warnings += lc->ftc->guard.warnings;
-        lc->stats.stops += lc->ftc->guard.stopped ? 1 : 0;
+        collect_guard_stats(lc);
         if (collective)
             ftc_comm_free(&lc->ftc);
         else
@@ -68,10 +74,16 @@ static int delete_attribute(MPI_Comm comm, int key, void *value, void *extra)
     return MPI_SUCCESS;
 }
 
-/* Injections (FTCOLL_INJECT) count calls on MPI_COMM_WORLD only. */
-static layer_comm *make(MPI_Comm comm, bool world)
+/*
+ * The layer_comm of `comm` (NULL: out of memory) and, in *rc, what making
+ * its ftcoll communicator returned: when that fails, lc->ftc stays NULL and
+ * every collective on `comm` goes to MPI. Injections (FTCOLL_INJECT) count
+ * calls on MPI_COMM_WORLD only.
+ */
+static layer_comm *make(MPI_Comm comm, int *rc)
 {
     layer_comm *lc = calloc(1, sizeof(*lc));
+    *rc = lc ? MPI_SUCCESS : MPI_ERR_NO_MEM;
     if (!lc)
         return NULL;
     lc->user = comm;
@@ -80,7 +92,8 @@ static layer_comm *make(MPI_Comm comm, bool world)
     PMPI_Comm_test_inter(comm, &inter);
     if (!inter) {
         layer_depth++;
-        if (ftc_comm_create(comm, &lc->ftc) == MPI_SUCCESS && !world)
+        *rc = ftc_comm_create(comm, &lc->ftc);
+        if (*rc == MPI_SUCCESS && comm != MPI_COMM_WORLD)
             ftc_inject(lc->ftc, NULL);
         layer_depth--;
     }
@@ -92,14 +105,7 @@ int layer_comms_start(void)
     int rc = PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, delete_attribute, &keyval, NULL);
     if (rc != MPI_SUCCESS)
         return rc;
-    layer.world = calloc(1, sizeof(*layer.world));
-    if (!layer.world)
-        return MPI_ERR_NO_MEM;
-    layer.world->user = MPI_COMM_WORLD;
-    PMPI_Comm_size(MPI_COMM_WORLD, &layer.world->user_size);
-    layer_depth++;
-    rc = ftc_comm_create(MPI_COMM_WORLD, &layer.world->ftc);
-    layer_depth--;
+    layer.world = make(MPI_COMM_WORLD, &rc);
     return rc;
 }
 
@@ -115,7 +121,8 @@ layer_comm *layer_comm_of(MPI_Comm comm)
         return NULL;   /* not a valid communicator: MPI's call will say so */
     if (found)
         return value;
-    layer_comm *lc = make(comm, false);
+    int rc;
+    layer_comm *lc = make(comm, &rc);
     if (!lc)
         return NULL;
     if (PMPI_Comm_set_attr(comm, keyval, lc) != MPI_SUCCESS) {
@@ -272,8 +279,7 @@ int layer_shrink(layer_comm *lc)
         layer_depth--;
         return rc;
     }
-    lc->stats.checkins += lc->ftc->guard.checks;
-    lc->stats.warnings += lc->ftc->guard.warnings;
+    collect_guard_stats(lc);
     ftc_comm_free(&lc->ftc);
     lc->ftc = next;
     free(lc->user_rank);

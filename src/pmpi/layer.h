@@ -35,7 +35,6 @@ const char *layer_kind_name(layer_kind kind);   /* "allreduce", ... */
 /* What the layer did on one communicator (summed into the process's at free). */
 typedef struct {
     long routed[LAYER_KINDS];          /* calls run by ftcoll */
-    long forwarded[LAYER_KINDS];       /* calls passed to MPI unchanged */
     long allgather_runs[FTC_ALLGATHER_ALGORITHM_COUNT];   /* by executed algorithm */
     long recovery_rounds;              /* of the fault-tolerant engine */
     long shrinks;                      /* moves to a survivors' communicator */
@@ -87,6 +86,7 @@ void layer_note_failed(MPI_Comm comm, const int *ranks, int count);
 
 /* summary.c */
 void layer_summary_add(const layer_stats *stats);
+void layer_summary_forwarded(layer_kind kind);   /* a call passed to MPI (any thread) */
 void layer_summary_failed_world_rank(int world_rank);
 void layer_summary_finalized(void);
 int layer_summary_start(void);               /* writes the report at exit */

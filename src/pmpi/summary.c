@@ -6,6 +6,7 @@
  */
 #define _DEFAULT_SOURCE   /* on_exit, gethostname */
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,8 +15,8 @@
 #include "layer.h"
 
 static layer_stats total;
+static atomic_long forwarded[LAYER_KINDS];   /* counted per call: no lock on that path */
 static unsigned char *failed;        /* per world rank: seen dead here */
-static int world_rank = -1, world_size;
 static bool finalized;
 static char report_path[4096];
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
@@ -23,10 +24,8 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 void layer_summary_add(const layer_stats *s)
 {
     pthread_mutex_lock(&lock);
-    for (int k = 0; k < LAYER_KINDS; k++) {
+    for (int k = 0; k < LAYER_KINDS; k++)
         total.routed[k] += s->routed[k];
-        total.forwarded[k] += s->forwarded[k];
-    }
     for (int a = 0; a < FTC_ALLGATHER_ALGORITHM_COUNT; a++)
         total.allgather_runs[a] += s->allgather_runs[a];
     total.recovery_rounds += s->recovery_rounds;
@@ -37,9 +36,14 @@ void layer_summary_add(const layer_stats *s)
     pthread_mutex_unlock(&lock);
 }
 
+void layer_summary_forwarded(layer_kind kind)
+{
+    atomic_fetch_add_explicit(&forwarded[kind], 1, memory_order_relaxed);
+}
+
 void layer_summary_failed_world_rank(int rank)
 {
-    if (failed && rank >= 0 && rank < world_size)
+    if (failed && rank >= 0 && rank < layer.world_size)
         failed[rank] = 1;
 }
 
@@ -50,7 +54,7 @@ void layer_summary_finalized(void)
 
 bool layer_summary_saw_failure(void)
 {
-    for (int r = 0; failed && r < world_size; r++)
+    for (int r = 0; failed && r < layer.world_size; r++)
         if (failed[r])
             return true;
     return false;
@@ -65,11 +69,11 @@ void layer_summary_write(int status)
         return;
     char host[256] = "";
     gethostname(host, sizeof(host) - 1);
-    fprintf(f, "rank=%d\nhost=%s\npid=%ld\nexit=%d\nfinalized=%d\n", world_rank, host,
+    fprintf(f, "rank=%d\nhost=%s\npid=%ld\nexit=%d\nfinalized=%d\n", layer.world_rank, host,
             (long)getpid(), status, finalized ? 1 : 0);
     for (int k = 0; k < LAYER_KINDS; k++)
         fprintf(f, "routed.%s=%ld\nforwarded.%s=%ld\n", layer_kind_name(k), total.routed[k],
-                layer_kind_name(k), total.forwarded[k]);
+                layer_kind_name(k), atomic_load(&forwarded[k]));
     for (int a = 0; a < FTC_ALLGATHER_ALGORITHM_COUNT; a++)
         if (total.allgather_runs[a])
             fprintf(f, "allgather.%s=%ld\n",
@@ -79,7 +83,7 @@ void layer_summary_write(int status)
             total.recovery_rounds, total.shrinks, total.checkins, total.stops, total.warnings);
     fputs("failed=", f);
     const char *comma = "";
-    for (int r = 0; failed && r < world_size; r++) {
+    for (int r = 0; failed && r < layer.world_size; r++) {
         if (failed[r]) {
             fprintf(f, "%s%d", comma, r);
             comma = ",";
@@ -97,12 +101,11 @@ static void write_report(int status, void *arg)
 
 int layer_summary_start(void)
 {
-    world_rank = layer.world_rank;
-    world_size = layer.world_size;
-    failed = calloc((size_t)world_size, 1);
+    failed = calloc((size_t)layer.world_size, 1);
     if (!layer.report_dir || !failed)
         return failed ? MPI_SUCCESS : MPI_ERR_NO_MEM;
-    snprintf(report_path, sizeof(report_path), "%s/rank-%d.txt", layer.report_dir, world_rank);
+    snprintf(report_path, sizeof(report_path), "%s/rank-%d.txt", layer.report_dir,
+             layer.world_rank);
     /* on_exit, not atexit: the report carries the exit status. */
     return on_exit(write_report, NULL) == 0 ? MPI_SUCCESS : MPI_ERR_OTHER;
 }
