@@ -48,12 +48,30 @@ static MPI_Op user_sum;
 
 static ftc_comm_t world(void) { return layer.world->ftc; }
 
-static int forwarded_layer(void) { return MPI_Allreduce(in, out, 1, MPI_DOUBLE, user_sum, MPI_COMM_WORLD); }
-static int forwarded_native(void) { return PMPI_Allreduce(in, out, 1, MPI_DOUBLE, user_sum, MPI_COMM_WORLD); }
-static int allreduce_layer(void) { return MPI_Allreduce(in, out, DOUBLES, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD); }
-static int allreduce_api(void) { return ftc_allreduce(in, out, DOUBLES, MPI_DOUBLE, MPI_SUM, world()); }
-static int allgather_layer(void) { return MPI_Allgather(&layer.world_rank, 1, MPI_INT, gathered, 1, MPI_INT, MPI_COMM_WORLD); }
-static int allgather_api(void) { return ftc_allgather(&layer.world_rank, 1, MPI_INT, gathered, 1, MPI_INT, world()); }
+static int forwarded_layer(void)
+{
+    return MPI_Allreduce(in, out, 1, MPI_DOUBLE, user_sum, MPI_COMM_WORLD);
+}
+static int forwarded_native(void)
+{
+    return PMPI_Allreduce(in, out, 1, MPI_DOUBLE, user_sum, MPI_COMM_WORLD);
+}
+static int allreduce_layer(void)
+{
+    return MPI_Allreduce(in, out, DOUBLES, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+}
+static int allreduce_api(void)
+{
+    return ftc_allreduce(in, out, DOUBLES, MPI_DOUBLE, MPI_SUM, world());
+}
+static int allgather_layer(void)
+{
+    return MPI_Allgather(&layer.world_rank, 1, MPI_INT, gathered, 1, MPI_INT, MPI_COMM_WORLD);
+}
+static int allgather_api(void)
+{
+    return ftc_allgather(&layer.world_rank, 1, MPI_INT, gathered, 1, MPI_INT, world());
+}
 static int bcast_layer(void) { return MPI_Bcast(bytes, BCAST_BYTES, MPI_BYTE, 0, MPI_COMM_WORLD); }
 static int bcast_api(void) { return ftc_bcast(bytes, BCAST_BYTES, MPI_BYTE, 0, world()); }
 static int barrier_layer(void) { return MPI_Barrier(MPI_COMM_WORLD); }
@@ -142,7 +160,8 @@ int main(int argc, char **argv)
     if (layer.world_rank == 0) {
         FILE *out_csv = csv ? fopen(csv, "a") : NULL;
         if (out_csv && ftell(out_csv) == 0)
-            fprintf(out_csv, "ranks,case,direct,layer_us,direct_us,overhead_us,overhead_pct,target\n");
+            fprintf(out_csv, "ranks,case,direct,layer_us,direct_us,overhead_us,overhead_pct,"
+                             "target\n");
         printf("%-30s %-15s %10s %10s %10s %8s %7s\n", "case", "compared with", "layer us",
                "direct us", "overhead", "%", "target");
         for (int c = 0; c < CASES; c++) {
