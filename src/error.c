@@ -44,3 +44,14 @@ int ftc_fail_mpi(int code, const char *format, ...)
     snprintf(last_message + used, room, ": %.*s", (int)(room - 3), mpi_words);
     return code;
 }
+
+void ftc_append(char *text, size_t size, const char *format, ...)
+{
+    const size_t used = strlen(text);
+    if (used + 1 >= size)
+        return;
+    va_list args;
+    va_start(args, format);
+    vsnprintf(text + used, size - used, format, args);
+    va_end(args);
+}

@@ -215,6 +215,8 @@ void ftc_guard_leave(ftc_comm_t c)
 
 /* ---- the warnings tally ---------------------------------------------------- */
 
+/* One write: stderr is unbuffered, and the launcher may put another rank's
+ * output between the pieces of a line written in several calls. */
 static void print_tally(const int *counts, int size)
 {
     int total = 0, ranks = 0;
@@ -224,13 +226,14 @@ static void print_tally(const int *counts, int size)
     }
     if (total == 0)
         return;
-    fprintf(stderr, "ftcoll: %d warning(s) emitted:", total);
+    char line[4096] = "";
+    ftc_append(line, sizeof(line), "ftcoll: %d warning(s) emitted:", total);
     for (int r = 0, listed = 0; r < size; r++)
         if (counts[r] > 0)
-            fprintf(stderr, "%s rank %d: %d", listed++ ? "," : "", r, counts[r]);
+            ftc_append(line, sizeof(line), "%s rank %d: %d", listed++ ? "," : "", r, counts[r]);
     if (ranks < size)
-        fprintf(stderr, "; none on the other %d rank(s)", size - ranks);
-    fprintf(stderr, "\n");
+        ftc_append(line, sizeof(line), "; none on the other %d rank(s)", size - ranks);
+    fprintf(stderr, "%s\n", line);
     fflush(stderr);
 }
 

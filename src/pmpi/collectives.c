@@ -78,18 +78,19 @@ static int lowest_live_rank(const layer_comm *lc)
 static void stop_every_rank(const layer_comm *lc, const char *call, int rc)
 {
     if (lc->ftc->rank == lowest_live_rank(lc)) {
+        char why[2048] = "";   /* written at once: another rank's output cannot cut it */
         ftc_stop_report report;
         if (rc == FTC_ERR_STOPPED && ftc_guard_last_report(lc->ftc, &report) == MPI_SUCCESS) {
-            fprintf(stderr, "ftcoll: %s stopped on every rank at check-in %ld: %d rank(s) "
-                            "raised an error", call, report.check, report.error_ranks);
+            ftc_append(why, sizeof(why), "ftcoll: %s stopped on every rank at check-in %ld: "
+                       "%d rank(s) raised an error", call, report.check, report.error_ranks);
             for (int i = 0; i < report.listed; i++)
-                fprintf(stderr, "%s rank %d: %s", i ? ";" : ":", report.error_rank[i],
-                        report.message[i]);
-            fputc('\n', stderr);
+                ftc_append(why, sizeof(why), "%s rank %d: %s", i ? ";" : ":",
+                           report.error_rank[i], report.message[i]);
         } else {
-            fprintf(stderr, "ftcoll: %s failed on every rank: %s\n", call, ftc_error_message());
+            ftc_append(why, sizeof(why), "ftcoll: %s failed on every rank: %s", call,
+                       ftc_error_message());
         }
-        fprintf(stderr, "ftcoll: every rank ends with exit status %d\n", EXIT_STOPPED);
+        fprintf(stderr, "%s\nftcoll: every rank ends with exit status %d\n", why, EXIT_STOPPED);
     }
     PMPI_Finalize();
     exit(EXIT_STOPPED);
