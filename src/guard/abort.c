@@ -23,14 +23,24 @@ int ftc_aborted(void)
     return atomic_load(&aborted);
 }
 
+/* Before MPI_Abort: MPICH's launcher, under load, was seen to drop the
+ * whole job's output (the diagnosis included) when a rank aborted at once;
+ * a short pause lets it forward what the ranks printed. */
+static void let_the_launcher_forward_output(void)
+{
+    fflush(stdout);
+    fflush(stderr);
+    const struct timespec pause = { 0, 100 * 1000 * 1000 };
+    nanosleep(&pause, NULL);
+}
+
 _Noreturn void ftc_abort_job(const char *diagnosis)
 {
     /* Set first: MPI_Abort may run exit handlers on this process. */
     atomic_store(&aborted, 1);
-    if (diagnosis) {
+    if (diagnosis)
         fprintf(stderr, "%s\n", diagnosis);
-        fflush(stderr);
-    }
+    let_the_launcher_forward_output();
     MPI_Abort(MPI_COMM_WORLD, FTC_ABORT_EXIT_CODE);
     /* Some MPI libraries return from MPI_Abort: leave without exit
      * handlers, so that none of them calls MPI_Finalize. */
