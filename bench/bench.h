@@ -37,6 +37,7 @@ int bench_allgather_main(int argc, char **argv);
 int bench_allreduce_main(int argc, char **argv);
 int bench_allreduce_recovery_main(int argc, char **argv);
 int bench_guard_main(int argc, char **argv);
+int bench_tree_main(int argc, char **argv);
 
 /* ---- before MPI_Init ------------------------------------------------------ */
 

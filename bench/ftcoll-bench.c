@@ -5,6 +5,7 @@
  *     mpirun -n 8 ftcoll-bench allreduce [options]    (see: allreduce --help)
  *     mpirun --with-ft ulfm -n 8 ftcoll-bench allreduce-recovery [options]
  *     mpirun -n 8 ftcoll-bench guard [options]
+ *     mpirun -n 24 ftcoll-bench tree --topology FILE [options]
  *     ftcoll-bench --help
  *
  * Each collective is a subcommand in the table below; adding one
@@ -27,6 +28,8 @@ static const bench_subcommand subcommands[] = {
       "(ULFM only)", bench_allreduce_recovery_main },
     { "guard", "the guard's cost per collective against one MPI_Barrier, per every-N setting",
       bench_guard_main },
+    { "tree", "broadcast trees over an emulated network: one scenario, one algorithm",
+      bench_tree_main },
 };
 
 enum { SUBCOMMAND_COUNT = sizeof(subcommands) / sizeof(subcommands[0]) };

@@ -222,6 +222,56 @@ int ftc_bcast(void *buf, int count, MPI_Datatype datatype, int root, ftc_comm_t 
 int ftc_barrier(ftc_comm_t comm);
 
 /* ----------------------------------------------------------------------------
+ * Broadcast trees that follow the network (see docs/mst-bcast.md)
+ *
+ * ftc_bcast can run over a tree instead: binomial (MPICH's), two-level
+ * (MagPIe's: one wide-area hop per site, sites from the topology file or
+ * the hosts), the minimum spanning tree of the measured latencies (built
+ * by the distributed GHS algorithm, and, with check=N, re-measured and
+ * repaired by the distributed adaptation every N broadcasts), the
+ * earliest-completion tree of the measured latencies, or "tree": of those
+ * last two, the one predicted to finish first from the call's root. A
+ * topology file emulates a wide-area network on one host: ftcoll delays
+ * each of its messages by its channel's latency. Tree broadcasts do not
+ * survive process failures (the default broadcast does, with ULFM).
+ */
+
+/*
+ * Collective on `comm`, with the same arguments everywhere (else MPI_ERR_ARG
+ * on every rank). `algorithm`: "auto", "binomial", "two-level", "mst",
+ * "ecef" or "tree" (NULL: FTCOLL_BCAST's). `settings`:
+ * "check=N,threshold=P,probe=all|cliques,pings=K,floor=US" (NULL:
+ * FTCOLL_TREE's). `topology`: a topology file (NULL: FTCOLL_TOPOLOGY's; ""
+ * for none); a malformed file is MPI_ERR_ARG with its line and the reason.
+ * The tree is built at the next broadcast.
+ */
+int ftc_bcast_configure(ftc_comm_t comm, const char *algorithm, const char *settings,
+                        const char *topology);
+
+enum { FTC_BCAST_MESSAGE_KINDS = 26 };
+
+/* This rank's share of the tree broadcasts so far on `comm`. */
+typedef struct {
+    long calls;                 /* tree broadcasts */
+    double build_seconds;       /* first measurement and construction */
+    double monitor_seconds;     /* later measurements (check=N) */
+    double adapt_seconds;       /* adaptation, its end detected included */
+    double bcast_seconds;       /* moving the data */
+    int rounds;                 /* checks that found changes */
+    int changes;                /* changed channels handled */
+    long sent[FTC_BCAST_MESSAGE_KINDS];   /* this rank's messages by kind */
+    char last_tree[16];         /* the tree the last call used */
+    double last_predicted;      /* its predicted time, seconds (0 if none) */
+    double worst_error;         /* with a topology: the largest |measured - emulated|
+                                 * one-way latency seen, seconds */
+} ftc_bcast_stats;
+
+int ftc_bcast_get_stats(ftc_comm_t comm, ftc_bcast_stats *stats);
+
+/* "Initiate", "Test", ... ("?" out of range): the names of sent[]'s kinds. */
+const char *ftc_bcast_message_name(int kind);
+
+/* ----------------------------------------------------------------------------
  * Guarded collectives: a clean stop when a rank fails, an abort with a
  * diagnosis when a rank stops answering (see docs/guard.md)
  *

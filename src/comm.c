@@ -9,6 +9,7 @@
 #endif
 
 #include "allreduce/ft_engine.h"
+#include "bcast/tree_bcast.h"
 #include "error.h"
 
 /* FTCOLL_VERBOSE: 0 (default) or 1 (rank 0 logs algorithm choices). */
@@ -109,6 +110,7 @@ static void release(ftc_comm_t c)
     }
     ftc_exec_scratch_free(&c->exec);
     ftc_guard_release(c);
+    ftc_tree_comm_release(c);
     ftc_ft_comm_release(c);
     free(c->scratch);
     free(c->packed);
@@ -189,6 +191,8 @@ int ftc_comm_create(MPI_Comm comm, ftc_comm_t *out)
         c->self = MPI_COMM_NULL;
     MPI_Comm_rank(c->comm, &c->rank);
     MPI_Comm_size(c->comm, &c->size);
+    if (settings_rc == MPI_SUCCESS)
+        settings_rc = ftc_tree_comm_read_environment(c);
     rc = ftc_ft_comm_init(c);
     if (rc != MPI_SUCCESS) {
         release(c);

@@ -68,6 +68,7 @@ struct ftc_comm {
     ftc_inject_plan inject;     /* FTCOLL_INJECT */
     ftc_ft_state ft;
     ftc_guard_state guard;      /* FTCOLL_GUARD, FTCOLL_WATCHDOG */
+    struct ftc_tree_comm *tree; /* tree broadcasts (bcast/tree_bcast.c), NULL if unused */
     MPI_Op checked_op;          /* the last (op, type) pair known to be valid */
     MPI_Datatype checked_type;
 };

@@ -29,6 +29,7 @@
 #include "../buffer.h"
 #include "../comm.h"
 #include "../error.h"
+#include "tree_bcast.h"
 #include "../allreduce/ft_engine.h"
 
 static int check_arguments(const void *buf, int count, MPI_Datatype type, int root,
@@ -100,6 +101,11 @@ int ftc_bcast(void *buf, int count, MPI_Datatype type, int root, ftc_comm_t comm
         rc = ftc_guard_enter(comm, FTC_GUARDED_BCAST, rc);
     if (rc != MPI_SUCCESS)
         return rc;
+    if (ftc_tree_bcast_wanted(comm)) {
+        rc = ftc_tree_bcast(buf, count, type, root, comm);
+        ftc_guard_leave(comm);
+        return rc;
+    }
 #ifdef FTCOLL_HAVE_ULFM
     rc = broadcast_over_allreduce(buf, count, type, root, comm);
 #else

@@ -1,0 +1,593 @@
+#define _POSIX_C_SOURCE 200809L /* gethostname */
+/*
+ * ftc_bcast over a tree that follows the network.
+ *
+ *   first call:  agree on the settings, the topology and the sites
+ *                measure every channel (monitor.c), publish the latencies
+ *                mst, tree: build the MST with GHS (mst.c)
+ *   every call:  check=N and call % N == 0: measure again; the channels that
+ *                moved beyond the threshold are changes; mst, tree: the
+ *                distributed adaptation repairs the MST (adapt.c)
+ *                root the chosen tree at the call's root (tree.h's builders;
+ *                "tree": the MST or the earliest-completion tree, whichever
+ *                ftc_tree_predict says finishes first)
+ *                the data down the tree, point to point: each rank receives
+ *                from its parent, then sends to its children in order; with
+ *                a topology each message is held until its channel's latency
+ *                has passed since it was sent
+ */
+#include "tree_bcast.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../comm.h"
+#include "../error.h"
+#include "../tree/monitor.h"
+#include "../tree/mst.h"
+#include "../tree/net.h"
+#include "../tree/settings.h"
+#include "../tree/topology.h"
+#include "tree.h"
+
+_Static_assert((int)FTC_BCAST_MESSAGE_KINDS == (int)FTC_MSG_KINDS, "ftcoll.h's count of message kinds");
+
+struct ftc_tree_comm {
+    /* as requested (environment or ftc_bcast_configure) */
+    ftc_bcast_alg alg;
+    ftc_tree_settings settings;
+    ftc_topology topology;
+    int have_topology;
+    unsigned topology_hash;    /* of the file's text: ranks must use the same file */
+    /* set up at the first tree broadcast */
+    int ready;
+    MPI_Comm comm;
+    ftc_net net;
+    int *site_of;
+    double *latency;           /* the latencies the trees are built on */
+    double *measured;
+    ftc_adapt_change *changes;
+    int measured_once;
+    ftc_mst mst;
+    long version;              /* bumped whenever the latencies or the MST change */
+    ftc_tree tree;             /* the last call's tree */
+    int tree_root;
+    long tree_version;
+    ftc_bcast_stats stats;
+};
+
+/* --- settings ----------------------------------------------------------------- */
+
+static unsigned text_hash(const char *text)
+{
+    unsigned h = 2166136261u;   /* FNV-1a */
+    for (; *text; text++)
+        h = (h ^ (unsigned char)*text) * 16777619u;
+    return h & 0x7fffffffu;
+}
+
+static int read_file_hash(const char *path, unsigned *hash)
+{
+    FILE *file = fopen(path, "rb");
+    if (!file)
+        return 0;
+    unsigned h = 2166136261u;
+    int c;
+    while ((c = fgetc(file)) != EOF)
+        h = (h ^ (unsigned char)c) * 16777619u;
+    fclose(file);
+    *hash = h & 0x7fffffffu;
+    return 1;
+}
+
+static void forget_setup(ftc_tree_comm *t)
+{
+    ftc_mst_free(&t->mst);
+    ftc_tree_free(&t->tree);
+    if (t->ready)
+        ftc_net_free(&t->net);
+    if (t->comm != MPI_COMM_NULL)
+        PMPI_Comm_free(&t->comm);
+    free(t->site_of);
+    free(t->latency);
+    free(t->measured);
+    free(t->changes);
+    t->site_of = NULL;
+    t->latency = t->measured = NULL;
+    t->changes = NULL;
+    t->ready = 0;
+    t->measured_once = 0;
+    t->comm = MPI_COMM_NULL;
+}
+
+static void tree_comm_destroy(ftc_tree_comm *t)
+{
+    if (!t)
+        return;
+    forget_setup(t);
+    if (t->have_topology)
+        ftc_topology_free(&t->topology);
+    free(t);
+}
+
+/* FTCOLL_TOPOLOGY_SCALE replaces the file's time scale. */
+static int apply_scale_override(ftc_topology *topology, char *why, size_t why_size)
+{
+    const char *text = getenv("FTCOLL_TOPOLOGY_SCALE");
+    if (!text || !*text)
+        return 1;
+    char *end;
+    const double scale = strtod(text, &end);
+    if (end == text || *end || !(scale > 0) || scale > 1e6) {
+        snprintf(why, why_size, "FTCOLL_TOPOLOGY_SCALE=\"%s\": expected a number > 0", text);
+        return 0;
+    }
+    topology->scale = scale;
+    return 1;
+}
+
+/* A new request; errors name the setting and the reason. */
+static int make_request(const char *algorithm, const char *settings, const char *topology,
+                        const char *who, ftc_tree_comm **out)
+{
+    *out = NULL;
+    ftc_tree_comm *t = calloc(1, sizeof *t);
+    if (!t)
+        return ftc_fail(MPI_ERR_NO_MEM, "%s: out of memory", who);
+    t->comm = MPI_COMM_NULL;
+    char why[512];
+    if (!ftc_bcast_alg_parse(algorithm, &t->alg, why, sizeof why)) {
+        tree_comm_destroy(t);
+        return ftc_fail(MPI_ERR_ARG, "%s: %s", who, why);
+    }
+    if (!ftc_tree_settings_parse(settings, &t->settings, why, sizeof why)) {
+        tree_comm_destroy(t);
+        return ftc_fail(MPI_ERR_ARG, "%s: tree settings \"%s\": %s", who, settings, why);
+    }
+    if (topology && *topology) {
+        if (ftc_topology_load(topology, &t->topology, why, sizeof why) != 0) {
+            tree_comm_destroy(t);
+            return ftc_fail(MPI_ERR_ARG, "%s: topology %s: %s", who, topology, why);
+        }
+        t->have_topology = 1;
+        if (!apply_scale_override(&t->topology, why, sizeof why)) {
+            tree_comm_destroy(t);
+            return ftc_fail(MPI_ERR_ARG, "%s: %s", who, why);
+        }
+        if (!read_file_hash(topology, &t->topology_hash))
+            t->topology_hash = text_hash(topology);
+        if (t->alg == FTC_BCAST_ALG_AUTO)
+            t->alg = FTC_BCAST_ALG_TREE;
+    }
+    *out = t;
+    return MPI_SUCCESS;
+}
+
+static const char *env(const char *name)
+{
+    const char *value = getenv(name);
+    return value && *value ? value : NULL;
+}
+
+/* The environment's topology applies to the communicators that span every
+ * process (their ranks are the file's); others get the algorithm alone. */
+static const char *environment_topology(ftc_comm_t comm)
+{
+    const char *path = env("FTCOLL_TOPOLOGY");
+    if (!path || comm->comm == MPI_COMM_NULL)
+        return path;
+    int same = MPI_UNEQUAL;
+    MPI_Comm_compare(comm->comm, MPI_COMM_WORLD, &same);
+    return same == MPI_CONGRUENT || same == MPI_IDENT ? path : NULL;
+}
+
+int ftc_tree_comm_read_environment(ftc_comm_t comm)
+{
+    const char *alg = env("FTCOLL_BCAST"), *settings = env("FTCOLL_TREE");
+    const char *topology = environment_topology(comm);
+    if (!alg && !settings && !topology)
+        return MPI_SUCCESS;
+    if (alg && strcmp(alg, "auto") == 0 && !settings && !topology)
+        return MPI_SUCCESS;
+    ftc_tree_comm *t;
+    int rc = make_request(alg, settings, topology, "FTCOLL_BCAST/FTCOLL_TREE/FTCOLL_TOPOLOGY", &t);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    comm->tree = t;
+    return MPI_SUCCESS;
+}
+
+int ftc_bcast_configure(ftc_comm_t comm, const char *algorithm, const char *settings,
+                        const char *topology)
+{
+    ftc_clear_error();
+    if (!comm)
+        return ftc_fail(MPI_ERR_COMM, "ftc_bcast_configure: the communicator is NULL");
+    ftc_tree_comm *t = NULL;
+    int rc = make_request(algorithm ? algorithm : env("FTCOLL_BCAST"),
+                          settings ? settings : env("FTCOLL_TREE"),
+                          topology ? topology : env("FTCOLL_TOPOLOGY"), "ftc_bcast_configure", &t);
+    int bad = rc != MPI_SUCCESS, any_bad = bad;
+    int agreed = PMPI_Allreduce(&bad, &any_bad, 1, MPI_INT, MPI_MAX, comm->comm);
+    if (rc == MPI_SUCCESS && (agreed != MPI_SUCCESS || any_bad)) {
+        tree_comm_destroy(t);
+        return agreed != MPI_SUCCESS
+                   ? ftc_fail_mpi(agreed, "ftc_bcast_configure: agreeing failed")
+                   : ftc_fail(MPI_ERR_ARG, "ftc_bcast_configure: another rank rejected its "
+                                           "arguments");
+    }
+    if (rc != MPI_SUCCESS)
+        return rc;
+    ftc_tree_comm_release(comm);
+    comm->tree = t;
+    return MPI_SUCCESS;
+}
+
+void ftc_tree_comm_release(ftc_comm_t comm)
+{
+    tree_comm_destroy(comm->tree);
+    comm->tree = NULL;
+}
+
+int ftc_tree_bcast_wanted(ftc_comm_t comm)
+{
+    return comm->tree && comm->tree->alg != FTC_BCAST_ALG_AUTO;
+}
+
+/* --- setup at the first tree broadcast ----------------------------------------- */
+
+/* Every rank must ask for the same thing: else the trees would differ and
+ * the ranks wait for each other forever. */
+static int agree_on_request(ftc_tree_comm *t, ftc_comm_t comm)
+{
+    const ftc_tree_settings *s = &t->settings;
+    const int threshold_ppm = (int)(s->threshold * 1e6 + 0.5);
+    const int floor_ns = (int)(s->floor * 1e9 + 0.5);
+    const int mine[7] = {(int)t->alg, s->check_every, threshold_ppm, s->probe_cliques, s->pings,
+                         floor_ns, (int)t->topology_hash};
+    int both[14], most[14];
+    for (int i = 0; i < 7; i++) {
+        both[2 * i] = mine[i];
+        both[2 * i + 1] = -mine[i];
+    }
+    int rc = PMPI_Allreduce(both, most, 14, MPI_INT, MPI_MAX, comm->comm);
+    if (rc != MPI_SUCCESS)
+        return ftc_fail_mpi(rc, "ftc_bcast: agreeing on the tree settings failed");
+    static const char *const what[7] = {"the algorithm (FTCOLL_BCAST)", "check", "threshold",
+                                        "probe", "pings", "floor", "the topology file"};
+    for (int i = 0; i < 7; i++)
+        if (most[2 * i] != -most[2 * i + 1])
+            return ftc_fail(MPI_ERR_ARG, "ftc_bcast: the ranks disagree on %s of the tree "
+                            "broadcast: set it alike on every rank", what[i]);
+    return MPI_SUCCESS;
+}
+
+/* The emulation's clock is this host's: every rank must be on it. */
+static int check_one_host(ftc_comm_t comm)
+{
+    char host[256] = "";
+    gethostname(host, sizeof host - 1);
+    const int h = (int)text_hash(host), pair[2] = {h, -h};
+    int most[2];
+    int rc = PMPI_Allreduce(pair, most, 2, MPI_INT, MPI_MAX, comm->comm);
+    if (rc != MPI_SUCCESS)
+        return ftc_fail_mpi(rc, "ftc_bcast: comparing hosts failed");
+    if (most[0] != -most[1])
+        return ftc_fail(MPI_ERR_ARG, "ftc_bcast: an emulated topology needs every rank on one "
+                        "host (the delays use its clock); these ranks run on several");
+    return MPI_SUCCESS;
+}
+
+/* Sites: the topology's, or else the hosts (ranks sharing memory). */
+static int find_sites(ftc_tree_comm *t, ftc_comm_t comm)
+{
+    const int n = comm->size;
+    t->site_of = malloc((size_t)n * sizeof *t->site_of);
+    if (!t->site_of)
+        return ftc_fail(MPI_ERR_NO_MEM, "ftc_bcast: out of memory");
+    if (t->have_topology) {
+        memcpy(t->site_of, t->topology.site_of, (size_t)n * sizeof *t->site_of);
+        return MPI_SUCCESS;
+    }
+    MPI_Comm node;
+    int rc = PMPI_Comm_split_type(comm->comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+    int leader = comm->rank;
+    if (rc == MPI_SUCCESS) {
+        rc = PMPI_Allreduce(&comm->rank, &leader, 1, MPI_INT, MPI_MIN, node);
+        PMPI_Comm_free(&node);
+    }
+    if (rc == MPI_SUCCESS)
+        rc = PMPI_Allgather(&leader, 1, MPI_INT, t->site_of, 1, MPI_INT, comm->comm);
+    return rc == MPI_SUCCESS ? MPI_SUCCESS : ftc_fail_mpi(rc, "ftc_bcast: finding the hosts failed");
+}
+
+static int set_up(ftc_tree_comm *t, ftc_comm_t comm)
+{
+    int rc = agree_on_request(t, comm);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (t->have_topology && t->topology.nranks != comm->size)
+        return ftc_fail(MPI_ERR_ARG, "ftc_bcast: the topology has %d ranks, the communicator %d",
+                        t->topology.nranks, comm->size);
+    if (t->have_topology && (rc = check_one_host(comm)) != MPI_SUCCESS)
+        return rc;
+    if ((rc = find_sites(t, comm)) != MPI_SUCCESS)
+        return rc;
+    const size_t n = (size_t)comm->size;
+    t->latency = calloc(n * n, sizeof *t->latency);
+    t->measured = calloc(n * n, sizeof *t->measured);
+    t->changes = calloc(n * n / 2 + 1, sizeof *t->changes);
+    if (!t->latency || !t->measured || !t->changes)
+        return ftc_fail(MPI_ERR_NO_MEM, "ftc_bcast: out of memory for %zu x %zu latencies", n, n);
+    rc = PMPI_Comm_dup(comm->comm, &t->comm);
+    if (rc != MPI_SUCCESS) {
+        t->comm = MPI_COMM_NULL;
+        return ftc_fail_mpi(rc, "ftc_bcast: MPI_Comm_dup failed");
+    }
+    PMPI_Comm_set_errhandler(t->comm, MPI_ERRORS_RETURN);
+    ftc_net_init(&t->net, t->comm, t->have_topology ? &t->topology : NULL);
+    t->ready = 1;
+    return MPI_SUCCESS;
+}
+
+/* --- measuring, building, adapting --------------------------------------------- */
+
+static int needs_latencies(ftc_bcast_alg alg)
+{
+    return alg == FTC_BCAST_ALG_MST || alg == FTC_BCAST_ALG_ECEF || alg == FTC_BCAST_ALG_TREE;
+}
+
+static int needs_mst(ftc_bcast_alg alg)
+{
+    return alg == FTC_BCAST_ALG_MST || alg == FTC_BCAST_ALG_TREE;
+}
+
+/* How far the monitor is from the emulated truth: the measurement noise of
+ * this host, which the floor setting must exceed. */
+static void note_measurement_error(ftc_tree_comm *t, const double *measured)
+{
+    if (!t->have_topology)
+        return;
+    const int n = t->net.size;
+    for (int a = 0; a < n; a++)
+        for (int b = a + 1; b < n; b++) {
+            const double error = fabs(measured[a * n + b] - ftc_net_latency(&t->net, a, b));
+            if (error > t->stats.worst_error)
+                t->stats.worst_error = error;
+        }
+}
+
+static int build(ftc_tree_comm *t)
+{
+    const double start = ftc_net_now();
+    const size_t n = (size_t)t->net.size;
+    int rc = ftc_monitor_measure(&t->net, &t->settings, t->site_of, t->latency);
+    if (rc != MPI_SUCCESS)
+        return ftc_fail_mpi(rc, "ftc_bcast: measuring the latencies failed");
+    memcpy(t->measured, t->latency, n * n * sizeof *t->latency);
+    note_measurement_error(t, t->latency);
+    if (needs_mst(t->alg)) {
+        rc = ftc_mst_build(&t->mst, &t->net, t->latency);
+        if (rc != MPI_SUCCESS)
+            return ftc_fail_mpi(rc, "ftc_bcast: building the minimum spanning tree failed "
+                                    "(the ranks' trees differ, or MPI failed)");
+    }
+    t->measured_once = 1;
+    t->version++;
+    t->stats.build_seconds += ftc_net_now() - start;
+    return MPI_SUCCESS;
+}
+
+static int check_due(const ftc_tree_comm *t)
+{
+    const int every = t->settings.check_every;
+    return every > 0 && t->stats.calls > 1 && t->stats.calls % every == 0;
+}
+
+static int measure_and_adapt(ftc_tree_comm *t)
+{
+    const double start = ftc_net_now();
+    int rc = ftc_monitor_measure(&t->net, &t->settings, t->site_of, t->measured);
+    if (rc != MPI_SUCCESS)
+        return ftc_fail_mpi(rc, "ftc_bcast: measuring the latencies failed");
+    const double measured = ftc_net_now();
+    note_measurement_error(t, t->measured);
+    t->stats.monitor_seconds += measured - start;
+    const int nchanges = ftc_adapt_detect_changes(t->net.size, t->latency, t->measured,
+                                                  t->settings.threshold, t->settings.floor,
+                                                  t->changes);
+    if (needs_mst(t->alg)) {
+        rc = ftc_mst_adapt(&t->mst, &t->net, nchanges, t->changes);
+        if (rc != MPI_SUCCESS)
+            return ftc_fail_mpi(rc, "ftc_bcast: adapting the minimum spanning tree failed "
+                                    "(the ranks' trees differ, or MPI failed)");
+    }
+    t->stats.adapt_seconds += ftc_net_now() - measured;
+    if (nchanges > 0) {
+        t->stats.rounds++;
+        t->stats.changes += nchanges;
+        t->version++;
+    }
+    return MPI_SUCCESS;
+}
+
+static int refresh(ftc_tree_comm *t)
+{
+    if (!needs_latencies(t->alg))
+        return MPI_SUCCESS;
+    if (!t->measured_once)
+        return build(t);
+    return check_due(t) ? measure_and_adapt(t) : MPI_SUCCESS;
+}
+
+/* --- choosing the tree ----------------------------------------------------------- */
+
+static int build_tree(ftc_tree_comm *t, ftc_bcast_alg alg, int root, ftc_tree *tree)
+{
+    const int n = t->net.size;
+    switch (alg) {
+    case FTC_BCAST_ALG_BINOMIAL:
+        return ftc_tree_binomial(tree, n, root);
+    case FTC_BCAST_ALG_TWO_LEVEL:
+        return ftc_tree_two_level(tree, n, root, t->site_of);
+    case FTC_BCAST_ALG_MST:
+        return ftc_tree_from_edges(tree, n, root, t->mst.adjacency, t->latency, 0.0);
+    case FTC_BCAST_ALG_ECEF:
+        return ftc_tree_ecef(tree, n, root, t->latency, 0.0);
+    default:
+        return -1;
+    }
+}
+
+/* "tree": the MST or the earliest-completion tree, whichever is predicted
+ * to finish first (the MST on a tie: it is the thesis's). */
+static int build_selected(ftc_tree_comm *t, int root, ftc_tree *tree, ftc_bcast_alg *used)
+{
+    if (t->alg != FTC_BCAST_ALG_TREE) {
+        *used = t->alg;
+        return build_tree(t, t->alg, root, tree);
+    }
+    ftc_tree ecef;
+    memset(&ecef, 0, sizeof ecef);
+    if (build_tree(t, FTC_BCAST_ALG_MST, root, tree) != 0
+        || build_tree(t, FTC_BCAST_ALG_ECEF, root, &ecef) != 0) {
+        ftc_tree_free(&ecef);
+        return -1;
+    }
+    *used = FTC_BCAST_ALG_MST;
+    if (ftc_tree_predict(&ecef, t->latency, 0.0) < ftc_tree_predict(tree, t->latency, 0.0)) {
+        ftc_tree_free(tree);
+        *tree = ecef;
+        *used = FTC_BCAST_ALG_ECEF;
+    } else {
+        ftc_tree_free(&ecef);
+    }
+    return 0;
+}
+
+static int choose_tree(ftc_tree_comm *t, int root)
+{
+    if (t->tree.parent && t->tree_root == root && t->tree_version == t->version)
+        return MPI_SUCCESS;
+    ftc_tree_free(&t->tree);
+    ftc_bcast_alg used;
+    if (build_selected(t, root, &t->tree, &used) != 0)
+        return ftc_fail(MPI_ERR_INTERN, "ftc_bcast: cannot build the %s tree rooted at %d",
+                        ftc_bcast_alg_name(t->alg), root);
+    t->tree_root = root;
+    t->tree_version = t->version;
+    snprintf(t->stats.last_tree, sizeof t->stats.last_tree, "%s", ftc_bcast_alg_name(used));
+    t->stats.last_predicted = needs_latencies(t->alg) || t->have_topology
+                                  ? ftc_tree_predict(&t->tree, t->latency, 0.0) : 0.0;
+    return MPI_SUCCESS;
+}
+
+/* --- moving the data --------------------------------------------------------------- */
+
+/* From the parent: its send time first, then the data; held until the
+ * channel's latency has passed. */
+static int receive_from_parent(ftc_tree_comm *t, void *buf, int count, MPI_Datatype type,
+                               int parent)
+{
+    double sent = 0;
+    MPI_Request stamp, data;
+    int rc = PMPI_Irecv(&sent, 1, MPI_DOUBLE, parent, FTC_NET_TAG_STAMP, t->comm, &stamp);
+    if (rc == MPI_SUCCESS)
+        rc = ftc_net_wait(&stamp);   /* a spinning MPI_Recv would starve the senders */
+    if (rc == MPI_SUCCESS)
+        rc = PMPI_Irecv(buf, count, type, parent, FTC_NET_TAG_DATA, t->comm, &data);
+    if (rc == MPI_SUCCESS)
+        rc = ftc_net_wait(&data);
+    if (rc == MPI_SUCCESS)
+        ftc_net_sleep_until(sent + ftc_net_latency(&t->net, parent, t->net.rank));
+    return rc;
+}
+
+static int send_to_children(ftc_tree_comm *t, void *buf, int count, MPI_Datatype type)
+{
+    const ftc_tree *tree = &t->tree;
+    const int self = t->net.rank;
+    const int first = tree->child_start[self], nchildren = tree->child_start[self + 1] - first;
+    if (nchildren == 0)
+        return MPI_SUCCESS;
+    double *stamps = malloc((size_t)nchildren * sizeof *stamps);
+    MPI_Request *requests = malloc((size_t)nchildren * 2 * sizeof *requests);
+    if (!stamps || !requests) {
+        free(stamps);
+        free(requests);
+        return MPI_ERR_NO_MEM;
+    }
+    int rc = MPI_SUCCESS, posted = 0;
+    for (int i = 0; i < nchildren && rc == MPI_SUCCESS; i++) {
+        const int child = tree->children[first + i];
+        stamps[i] = ftc_net_now();
+        rc = PMPI_Isend(&stamps[i], 1, MPI_DOUBLE, child, FTC_NET_TAG_STAMP, t->comm,
+                        &requests[posted]);
+        if (rc == MPI_SUCCESS)
+            posted++;
+        if (rc == MPI_SUCCESS)
+            rc = PMPI_Isend(buf, count, type, child, FTC_NET_TAG_DATA, t->comm, &requests[posted]);
+        if (rc == MPI_SUCCESS)
+            posted++;
+    }
+    int rc2 = MPI_SUCCESS;
+    for (int i = 0; i < posted && rc2 == MPI_SUCCESS; i++)
+        rc2 = ftc_net_wait(&requests[i]);
+    t->net.counts[FTC_MSG_BCAST] += nchildren;
+    free(stamps);
+    free(requests);
+    return rc != MPI_SUCCESS ? rc : rc2;
+}
+
+static int move_data(ftc_tree_comm *t, void *buf, int count, MPI_Datatype type)
+{
+    const double start = ftc_net_now();
+    const int parent = t->tree.parent[t->net.rank];
+    int rc = parent < 0 ? MPI_SUCCESS : receive_from_parent(t, buf, count, type, parent);
+    if (rc == MPI_SUCCESS)
+        rc = send_to_children(t, buf, count, type);
+    t->stats.bcast_seconds += ftc_net_now() - start;
+    return rc == MPI_SUCCESS ? MPI_SUCCESS : ftc_fail_mpi(rc, "ftc_bcast: moving the data down "
+                                                              "the tree failed");
+}
+
+int ftc_tree_bcast(void *buf, int count, MPI_Datatype type, int root, ftc_comm_t comm)
+{
+    ftc_tree_comm *t = comm->tree;
+    int rc = t->ready ? MPI_SUCCESS : set_up(t, comm);
+    if (rc != MPI_SUCCESS) {
+        forget_setup(t);
+        return rc;
+    }
+    t->stats.calls++;
+    t->net.epoch = (int)t->stats.calls;
+    rc = refresh(t);
+    if (rc == MPI_SUCCESS)
+        rc = choose_tree(t, root);
+    if (rc == MPI_SUCCESS)
+        rc = move_data(t, buf, count, type);
+    return rc;
+}
+
+int ftc_bcast_get_stats(ftc_comm_t comm, ftc_bcast_stats *stats)
+{
+    ftc_clear_error();
+    if (!comm)
+        return ftc_fail(MPI_ERR_COMM, "ftc_bcast_get_stats: the communicator is NULL");
+    if (!stats)
+        return ftc_fail(MPI_ERR_ARG, "ftc_bcast_get_stats: stats is NULL");
+    memset(stats, 0, sizeof *stats);
+    if (!comm->tree)
+        return MPI_SUCCESS;
+    *stats = comm->tree->stats;
+    memcpy(stats->sent, comm->tree->net.counts, sizeof stats->sent);
+    return MPI_SUCCESS;
+}
+
+const char *ftc_bcast_message_name(int kind)
+{
+    return ftc_msg_kind_name((ftc_msg_kind)kind);
+}

@@ -1,0 +1,23 @@
+/* Tree broadcasts: the communicator's side (tree_bcast.c). */
+#ifndef FTCOLL_BCAST_TREE_BCAST_H
+#define FTCOLL_BCAST_TREE_BCAST_H
+
+#include <mpi.h>
+
+#include "ftcoll.h"
+
+typedef struct ftc_tree_comm ftc_tree_comm;
+
+/* 1 if ftc_bcast on `comm` runs over a tree (configured, or FTCOLL_BCAST /
+ * FTCOLL_TOPOLOGY set when the communicator was made). */
+int ftc_tree_bcast_wanted(ftc_comm_t comm);
+
+/* ftc_bcast's body over a tree; arguments already checked. Collective. */
+int ftc_tree_bcast(void *buf, int count, MPI_Datatype type, int root, ftc_comm_t comm);
+
+/* Reads FTCOLL_BCAST, FTCOLL_TREE and FTCOLL_TOPOLOGY (ftc_comm_create). */
+int ftc_tree_comm_read_environment(ftc_comm_t comm);
+
+void ftc_tree_comm_release(ftc_comm_t comm);
+
+#endif

@@ -1,0 +1,27 @@
+/*
+ * The latency monitor (the thesis used the Network Weather Service).
+ *
+ *   measure:  for every probed pair (i, j), i < j: i sends `pings` Pings to
+ *             j at once, j answers each with a Pong, i keeps the fastest
+ *             round trip / 2 and sends it to j (Latency), so both ends weigh
+ *             the channel alike; with probe=cliques only pairs inside a site
+ *             and between the sites' first ranks are probed (NWS's cliques)
+ *   publish:  every rank's measurements to every rank (MPI_Allgather), as
+ *             NWS's memory served any process; unprobed pairs take their
+ *             sites' first ranks' latency
+ *   changes:  channels whose latency moved by more than the threshold (and
+ *             the floor) since the tree was built or last adapted
+ */
+#ifndef FTCOLL_TREE_MONITOR_H
+#define FTCOLL_TREE_MONITOR_H
+
+#include "adapt.h"
+#include "net.h"
+#include "settings.h"
+
+/* Fills `matrix` (n x n, seconds, symmetric, 0 on the diagonal) on every
+ * rank. `site_of` (n) is needed for probe=cliques. Collective. */
+int ftc_monitor_measure(ftc_net *net, const ftc_tree_settings *settings, const int *site_of,
+                        double *matrix);
+
+#endif
