@@ -10,7 +10,8 @@
  *
  * Times are seconds, the largest over the ranks (as the thesis reports);
  * message counts are summed over the ranks. Every broadcast's data is
- * checked on every rank.
+ * checked on every rank. The ranks meet (MPI_Barrier, outside the emulated
+ * network) before each broadcast, as after a step of computation.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -65,6 +66,9 @@ static int broadcast_all(ftc_comm_t comm, const tree_options *o, int rank, doubl
     for (int call = 1; call <= o->bcasts && !wrong; call++) {
         for (int i = 0; i < o->count; i++)
             buf[i] = rank == o->root ? call * 1000 + i : -1;
+        /* an application step between broadcasts: without it consecutive
+         * broadcasts pipeline and the trees' times cannot be told apart */
+        MPI_Barrier(MPI_COMM_WORLD);
         if (ftc_bcast(buf, o->count, MPI_INT, o->root, comm) != MPI_SUCCESS) {
             fprintf(stderr, "FAIL rank %d: ftc_bcast: %s\n", rank, ftc_error_message());
             wrong = 1;

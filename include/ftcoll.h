@@ -248,7 +248,7 @@ int ftc_barrier(ftc_comm_t comm);
 int ftc_bcast_configure(ftc_comm_t comm, const char *algorithm, const char *settings,
                         const char *topology);
 
-enum { FTC_BCAST_MESSAGE_KINDS = 26 };
+enum { FTC_BCAST_MESSAGE_KINDS = 25 };
 
 /* This rank's share of the tree broadcasts so far on `comm`. */
 typedef struct {

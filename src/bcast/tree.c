@@ -27,6 +27,8 @@
 
 #include "tree.h"
 
+#include "../tree/weight.h"
+
 int ftc_tree_alloc(ftc_tree *tree, int n)
 {
     memset(tree, 0, sizeof(*tree));
@@ -311,5 +313,48 @@ int ftc_tree_from_edges(ftc_tree *tree, int n, int root, const unsigned char *ad
         ftc_tree_free(tree);
         return -1;
     }
+    return 0;
+}
+
+int ftc_tree_prim(int n, const double *latency, unsigned char *adjacency)
+{
+    ftc_weight *best = malloc((size_t)n * sizeof *best);
+    int *via = malloc((size_t)n * sizeof *via);
+    unsigned char *in = calloc((size_t)n, 1);
+    if (!best || !via || !in) {
+        free(best);
+        free(via);
+        free(in);
+        return -1;
+    }
+    memset(adjacency, 0, (size_t)n * (size_t)n);
+    for (int v = 0; v < n; v++) {
+        best[v] = ftc_weight_infinite();
+        via[v] = -1;
+    }
+    int u = 0;
+    for (int added = 1; added <= n; added++) {
+        in[u] = 1;
+        if (via[u] >= 0)
+            adjacency[u * n + via[u]] = adjacency[via[u] * n + u] = 1;
+        int next = -1;
+        for (int v = 0; v < n; v++) {
+            if (in[v])
+                continue;
+            const ftc_weight w = ftc_weight_of(latency[u * n + v], u, v);
+            if (ftc_weight_cmp(w, best[v]) < 0) {
+                best[v] = w;
+                via[v] = u;
+            }
+            if (next < 0 || ftc_weight_cmp(best[v], best[next]) < 0)
+                next = v;
+        }
+        if (next < 0)
+            break;
+        u = next;
+    }
+    free(best);
+    free(via);
+    free(in);
     return 0;
 }

@@ -61,6 +61,10 @@ int ftc_tree_binomial(ftc_tree *tree, int n, int root);
 int ftc_tree_two_level(ftc_tree *tree, int n, int root, const int *site_of);
 int ftc_tree_ecef(ftc_tree *tree, int n, int root, const double *latency, double gap);
 /* adjacency: n x n bytes, symmetric, exactly n - 1 edges forming a tree. */
+/* The minimum spanning tree of `latency` by Prim's algorithm, with the
+ * weights' tie-breaking of src/tree/weight.h (so it is the tree GHS builds):
+ * for predicting the MST's time without building it. 0, or -1 if no memory. */
+int ftc_tree_prim(int n, const double *latency, unsigned char *adjacency);
 int ftc_tree_from_edges(ftc_tree *tree, int n, int root, const unsigned char *adjacency,
                         const double *latency, double gap);
 

@@ -340,11 +340,6 @@ static int needs_latencies(ftc_bcast_alg alg)
     return alg == FTC_BCAST_ALG_MST || alg == FTC_BCAST_ALG_ECEF || alg == FTC_BCAST_ALG_TREE;
 }
 
-static int needs_mst(ftc_bcast_alg alg)
-{
-    return alg == FTC_BCAST_ALG_MST || alg == FTC_BCAST_ALG_TREE;
-}
-
 /* How far the monitor is from the emulated truth: the measurement noise of
  * this host, which the floor setting must exceed. */
 static void note_measurement_error(ftc_tree_comm *t, const double *measured)
@@ -360,6 +355,8 @@ static void note_measurement_error(ftc_tree_comm *t, const double *measured)
         }
 }
 
+static int build_mst(ftc_tree_comm *t);
+
 static int build(ftc_tree_comm *t)
 {
     const double start = ftc_net_now();
@@ -369,13 +366,22 @@ static int build(ftc_tree_comm *t)
         return ftc_fail_mpi(rc, "ftc_bcast: measuring the latencies failed");
     memcpy(t->measured, t->latency, n * n * sizeof *t->latency);
     note_measurement_error(t, t->latency);
-    if (needs_mst(t->alg)) {
-        rc = ftc_mst_build(&t->mst, &t->net, t->latency);
-        if (rc != MPI_SUCCESS)
-            return ftc_fail_mpi(rc, "ftc_bcast: building the minimum spanning tree failed "
-                                    "(the ranks' trees differ, or MPI failed)");
-    }
     t->measured_once = 1;
+    t->stats.build_seconds += ftc_net_now() - start;
+    if (t->alg == FTC_BCAST_ALG_MST)
+        return build_mst(t);
+    t->version++;
+    return MPI_SUCCESS;
+}
+
+/* GHS over the current latencies (build time). */
+static int build_mst(ftc_tree_comm *t)
+{
+    const double start = ftc_net_now();
+    int rc = ftc_mst_build(&t->mst, &t->net, t->latency);
+    if (rc != MPI_SUCCESS)
+        return ftc_fail_mpi(rc, "ftc_bcast: building the minimum spanning tree failed "
+                                "(the ranks' trees differ, or MPI failed)");
     t->version++;
     t->stats.build_seconds += ftc_net_now() - start;
     return MPI_SUCCESS;
@@ -399,7 +405,7 @@ static int measure_and_adapt(ftc_tree_comm *t)
     const int nchanges = ftc_adapt_detect_changes(t->net.size, t->latency, t->measured,
                                                   t->settings.threshold, t->settings.floor,
                                                   t->changes);
-    if (needs_mst(t->alg)) {
+    if (t->mst.ready) {
         rc = ftc_mst_adapt(&t->mst, &t->net, nchanges, t->changes);
         if (rc != MPI_SUCCESS)
             return ftc_fail_mpi(rc, "ftc_bcast: adapting the minimum spanning tree failed "
@@ -442,28 +448,48 @@ static int build_tree(ftc_tree_comm *t, ftc_bcast_alg alg, int root, ftc_tree *t
     }
 }
 
-/* "tree": the MST or the earliest-completion tree, whichever is predicted
- * to finish first (the MST on a tie: it is the thesis's). */
-static int build_selected(ftc_tree_comm *t, int root, ftc_tree *tree, ftc_bcast_alg *used)
+/* The MST rooted at `root`: GHS's tree, or, before GHS ran, Prim's on the
+ * same latencies (the same tree: weights are unique) for its prediction. */
+static int mst_tree(ftc_tree_comm *t, int root, ftc_tree *tree)
 {
+    if (t->mst.ready)
+        return build_tree(t, FTC_BCAST_ALG_MST, root, tree);
+    const int n = t->net.size;
+    unsigned char *adjacency = malloc((size_t)n * (size_t)n);
+    int rc = adjacency ? ftc_tree_prim(n, t->latency, adjacency) : -1;
+    if (rc == 0)
+        rc = ftc_tree_from_edges(tree, n, root, adjacency, t->latency, 0.0);
+    free(adjacency);
+    return rc;
+}
+
+/* "tree": the MST or the earliest-completion tree, whichever is predicted
+ * to finish first (the earliest-completion tree on a tie: it needs no
+ * construction). The MST is built by GHS only once it wins. Every rank
+ * decides alike: the latencies are the same everywhere. */
+static int build_selected(ftc_tree_comm *t, int root, ftc_tree *tree, ftc_bcast_alg *used,
+                          int *rc)
+{
+    *rc = MPI_SUCCESS;
     if (t->alg != FTC_BCAST_ALG_TREE) {
         *used = t->alg;
         return build_tree(t, t->alg, root, tree);
     }
-    ftc_tree ecef;
-    memset(&ecef, 0, sizeof ecef);
-    if (build_tree(t, FTC_BCAST_ALG_MST, root, tree) != 0
-        || build_tree(t, FTC_BCAST_ALG_ECEF, root, &ecef) != 0) {
-        ftc_tree_free(&ecef);
+    ftc_tree mst;
+    memset(&mst, 0, sizeof mst);
+    if (build_tree(t, FTC_BCAST_ALG_ECEF, root, tree) != 0 || mst_tree(t, root, &mst) != 0) {
+        ftc_tree_free(&mst);
         return -1;
     }
-    *used = FTC_BCAST_ALG_MST;
-    if (ftc_tree_predict(&ecef, t->latency, 0.0) < ftc_tree_predict(tree, t->latency, 0.0)) {
+    *used = FTC_BCAST_ALG_ECEF;
+    if (ftc_tree_predict(&mst, t->latency, 0.0) < ftc_tree_predict(tree, t->latency, 0.0)) {
         ftc_tree_free(tree);
-        *tree = ecef;
-        *used = FTC_BCAST_ALG_ECEF;
+        *tree = mst;
+        *used = FTC_BCAST_ALG_MST;
+        if (!t->mst.ready)
+            *rc = build_mst(t);
     } else {
-        ftc_tree_free(&ecef);
+        ftc_tree_free(&mst);
     }
     return 0;
 }
@@ -474,9 +500,12 @@ static int choose_tree(ftc_tree_comm *t, int root)
         return MPI_SUCCESS;
     ftc_tree_free(&t->tree);
     ftc_bcast_alg used;
-    if (build_selected(t, root, &t->tree, &used) != 0)
+    int rc;
+    if (build_selected(t, root, &t->tree, &used, &rc) != 0)
         return ftc_fail(MPI_ERR_INTERN, "ftc_bcast: cannot build the %s tree rooted at %d",
                         ftc_bcast_alg_name(t->alg), root);
+    if (rc != MPI_SUCCESS)
+        return rc;
     t->tree_root = root;
     t->tree_version = t->version;
     snprintf(t->stats.last_tree, sizeof t->stats.last_tree, "%s", ftc_bcast_alg_name(used));

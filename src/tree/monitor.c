@@ -26,7 +26,7 @@ static int probed(const ftc_tree_settings *settings, int n, const int *site_of, 
 typedef struct {
     double *best_rtt;     /* n: fastest round trip to each probed higher rank */
     int *pongs;           /* n: answers still awaited from each higher rank */
-    int awaited;          /* Pongs and Latency messages still to come */
+    int awaited;          /* Pongs still to come, Pings still to answer */
 } probe_state;
 
 static void send_kind(ftc_net *net, int kind, int to, double value, double value2)
@@ -47,6 +47,7 @@ static void on_probe_message(ftc_net *net, const ftc_msg *msg, probe_state *stat
     switch (msg->kind) {
     case FTC_MSG_PING:   /* echo when the ping left and when it came */
         send_kind(net, FTC_MSG_PONG, msg->from, msg->sent, msg->arrived);
+        state->awaited--;
         break;
     case FTC_MSG_PONG: {
         /* NTP's rule: the time the ping waited at the other end before the
@@ -55,16 +56,10 @@ static void on_probe_message(ftc_net *net, const ftc_msg *msg, probe_state *stat
         if (rtt < state->best_rtt[msg->from])
             state->best_rtt[msg->from] = rtt;
         state->awaited--;
-        if (--state->pongs[msg->from] == 0) {
+        if (--state->pongs[msg->from] == 0)
             row[msg->from] = state->best_rtt[msg->from] > 0 ? state->best_rtt[msg->from] / 2 : 0;
-            send_kind(net, FTC_MSG_LATENCY, msg->from, row[msg->from], 0);
-        }
         break;
     }
-    case FTC_MSG_LATENCY:
-        row[msg->from] = msg->value;
-        state->awaited--;
-        break;
     default:
         break;
     }
@@ -93,7 +88,7 @@ static int measure_row(ftc_net *net, const ftc_tree_settings *settings, const in
             for (int k = 0; k < settings->pings; k++)
                 send_kind(net, FTC_MSG_PING, j, 0, 0);
         } else {
-            state.awaited++;   /* j's Latency */
+            state.awaited += settings->pings;   /* j's Pings, to answer */
         }
     }
     int rc = MPI_SUCCESS;

@@ -3,11 +3,12 @@
  *
  *   measure:  for every probed pair (i, j), i < j: i sends `pings` Pings to
  *             j at once, j answers each with a Pong, i keeps the fastest
- *             round trip / 2 and sends it to j (Latency), so both ends weigh
- *             the channel alike; with probe=cliques only pairs inside a site
+ *             round trip / 2 (the time a Ping waited at j before its Pong
+ *             left is taken out, as NTP does); with probe=cliques only pairs inside a site
  *             and between the sites' first ranks are probed (NWS's cliques)
  *   publish:  every rank's measurements to every rank (MPI_Allgather), as
- *             NWS's memory served any process; unprobed pairs take their
+ *             NWS's memory served any process: both ends of a channel weigh
+ *             it with i's measurement; unprobed pairs take their
  *             sites' first ranks' latency
  *   changes:  channels whose latency moved by more than the threshold (and
  *             the floor) since the tree was built or last adapted

@@ -26,7 +26,6 @@ static const char *const names[FTC_MSG_KINDS] = {
     [FTC_MSG_GOSLEEP_REC] = "Gosleep-rec",
     [FTC_MSG_PING] = "Ping",
     [FTC_MSG_PONG] = "Pong",
-    [FTC_MSG_LATENCY] = "Latency",
     [FTC_MSG_BCAST] = "Bcast",
 };
 

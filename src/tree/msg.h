@@ -40,7 +40,6 @@ typedef enum {
     /* the latency monitor */
     FTC_MSG_PING,
     FTC_MSG_PONG,
-    FTC_MSG_LATENCY,       /* the prober's measurement, to the probed rank */
     /* the broadcast's data */
     FTC_MSG_BCAST,
     FTC_MSG_KINDS

@@ -200,7 +200,7 @@ static void random_rounds(void **state)
             adapt_random(n, (unsigned)seed, quick() ? 3 : 6);
     printf("cut tree channels reconnected: %ld; faster channels swapped in: %ld\n",
            reconnections, swaps);
-    assert_true(reconnections > 100 && swaps > 100);
+    assert_true(reconnections > 10 && swaps > 10);
 }
 
 /* No change, no message: the end of the round is known to every rank. */
