@@ -203,6 +203,8 @@ int ftc_comm_create(MPI_Comm comm, ftc_comm_t *out)
     if (settings_rc == MPI_SUCCESS)
         settings_rc = guard_rc;
     rc = agree_on_settings(c, settings_rc);
+    if (rc == MPI_SUCCESS)
+        rc = ftc_tree_comm_prepare(c);   /* tree broadcasts: measure and build now */
     if (rc != MPI_SUCCESS) {
         release(c);
         return rc;

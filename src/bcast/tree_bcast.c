@@ -2,9 +2,12 @@
 /*
  * ftc_bcast over a tree that follows the network.
  *
- *   first call:  agree on the settings, the topology and the sites
+ *   set-up:      (ftc_bcast_configure, or ftc_comm_create with FTCOLL_BCAST
+ *                or FTCOLL_TOPOLOGY set: the thesis's MPI_Init)
+ *                agree on the settings, the topology and the sites
  *                measure every channel (monitor.c), publish the latencies
- *                mst, tree: build the MST with GHS (mst.c)
+ *                mst: build the MST with GHS (mst.c); tree: only once the
+ *                MST is predicted to beat the earliest-completion tree
  *   every call:  check=N and call % N == 0: measure again; the channels that
  *                moved beyond the threshold are changes; mst, tree: the
  *                distributed adaptation repairs the MST (adapt.c)
@@ -223,7 +226,7 @@ int ftc_bcast_configure(ftc_comm_t comm, const char *algorithm, const char *sett
         return rc;
     ftc_tree_comm_release(comm);
     comm->tree = t;
-    return MPI_SUCCESS;
+    return ftc_tree_comm_prepare(comm);
 }
 
 void ftc_tree_comm_release(ftc_comm_t comm)
@@ -387,10 +390,12 @@ static int build_mst(ftc_tree_comm *t)
     return MPI_SUCCESS;
 }
 
+/* check=N: before broadcasts N, 2N, 3N, ... (the thesis's AGM-adapII;
+ * N = 1 is AGM-adap). */
 static int check_due(const ftc_tree_comm *t)
 {
     const int every = t->settings.check_every;
-    return every > 0 && t->stats.calls > 1 && t->stats.calls % every == 0;
+    return every > 0 && t->stats.calls % every == 0;
 }
 
 static int measure_and_adapt(ftc_tree_comm *t)
@@ -583,14 +588,31 @@ static int move_data(ftc_tree_comm *t, void *buf, int count, MPI_Datatype type)
                                                               "the tree failed");
 }
 
+/* Set up, measure and build (the thesis's work in MPI_Init): before the
+ * first broadcast, with the latencies of "broadcast 0". Collective. */
+static int prepare(ftc_tree_comm *t, ftc_comm_t comm)
+{
+    if (t->ready)
+        return MPI_SUCCESS;
+    int rc = set_up(t, comm);
+    if (rc == MPI_SUCCESS && needs_latencies(t->alg))
+        rc = build(t);
+    if (rc != MPI_SUCCESS)
+        forget_setup(t);
+    return rc;
+}
+
+int ftc_tree_comm_prepare(ftc_comm_t comm)
+{
+    return ftc_tree_bcast_wanted(comm) ? prepare(comm->tree, comm) : MPI_SUCCESS;
+}
+
 int ftc_tree_bcast(void *buf, int count, MPI_Datatype type, int root, ftc_comm_t comm)
 {
     ftc_tree_comm *t = comm->tree;
-    int rc = t->ready ? MPI_SUCCESS : set_up(t, comm);
-    if (rc != MPI_SUCCESS) {
-        forget_setup(t);
+    int rc = prepare(t, comm);
+    if (rc != MPI_SUCCESS)
         return rc;
-    }
     t->stats.calls++;
     t->net.epoch = (int)t->stats.calls;
     rc = refresh(t);

@@ -18,6 +18,10 @@ int ftc_tree_bcast(void *buf, int count, MPI_Datatype type, int root, ftc_comm_t
 /* Reads FTCOLL_BCAST, FTCOLL_TREE and FTCOLL_TOPOLOGY (ftc_comm_create). */
 int ftc_tree_comm_read_environment(ftc_comm_t comm);
 
+/* Measures and builds the trees now if the communicator wants them.
+ * Collective; MPI_SUCCESS if it does not. */
+int ftc_tree_comm_prepare(ftc_comm_t comm);
+
 void ftc_tree_comm_release(ftc_comm_t comm);
 
 #endif
