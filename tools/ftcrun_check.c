@@ -2,7 +2,8 @@
  * ftcrun-check: checks one ftcrun setting before anything is launched, with
  * the parsers the library itself uses (no MPI).
  *
- *   ftcrun-check inject|guard|watchdog|allgather TEXT
+ *   ftcrun-check inject|guard|watchdog|allgather|bcast|tree TEXT
+ *   ftcrun-check topology FILE      (prints the file's number of ranks)
  *
  * Exit 0 when TEXT is valid; else 1, the reason on stderr.
  */
@@ -12,6 +13,8 @@
 #include "allgather/algorithms.h"
 #include "guard/settings.h"
 #include "inject.h"
+#include "tree/settings.h"
+#include "tree/topology.h"
 
 static int check_allgather(const char *text, char *why, size_t why_size)
 {
@@ -32,7 +35,8 @@ static int check_allgather(const char *text, char *why, size_t why_size)
 int main(int argc, char **argv)
 {
     if (argc != 3) {
-        fprintf(stderr, "usage: ftcrun-check inject|guard|watchdog|allgather TEXT\n");
+        fprintf(stderr, "usage: ftcrun-check inject|guard|watchdog|allgather|bcast|tree TEXT\n"
+                        "       ftcrun-check topology FILE\n");
         return 2;
     }
     const char *what = argv[1], *text = argv[2];
@@ -49,6 +53,19 @@ int main(int argc, char **argv)
         ok = ftc_watchdog_settings_parse(text, &watchdog, why, sizeof(why));
     } else if (strcmp(what, "allgather") == 0) {
         ok = check_allgather(text, why, sizeof(why));
+    } else if (strcmp(what, "bcast") == 0) {
+        ftc_bcast_alg alg;
+        ok = ftc_bcast_alg_parse(text, &alg, why, sizeof(why));
+    } else if (strcmp(what, "tree") == 0) {
+        ftc_tree_settings tree;
+        ok = ftc_tree_settings_parse(text, &tree, why, sizeof(why));
+    } else if (strcmp(what, "topology") == 0) {
+        ftc_topology topology;
+        ok = ftc_topology_load(text, &topology, why, sizeof(why)) == 0;
+        if (ok) {
+            printf("%d\n", topology.nranks);
+            ftc_topology_free(&topology);
+        }
     } else {
         fprintf(stderr, "ftcrun-check: unknown setting \"%s\"\n", what);
         return 2;

@@ -37,12 +37,20 @@ static void unlink_comm(layer_comm *lc)
     pthread_mutex_unlock(&all_lock);
 }
 
-/* Adds the guard's counts of lc->ftc, about to be freed, to lc's. */
-static void collect_guard_stats(layer_comm *lc)
+/* Adds the guard's and the broadcast trees' counts of lc->ftc, about to be
+ * freed, to lc's. */
+static void collect_stats(layer_comm *lc)
 {
     lc->stats.checkins += lc->ftc->guard.checks;
     lc->stats.warnings += lc->ftc->guard.warnings;
     lc->stats.stops += lc->ftc->guard.stopped ? 1 : 0;
+    ftc_bcast_stats trees;
+    if (ftc_bcast_get_stats(lc->ftc, &trees) == MPI_SUCCESS && trees.calls > 0) {
+        lc->stats.tree_calls += trees.calls;
+        lc->stats.tree_rounds += trees.rounds;
+        lc->stats.tree_changes += trees.changes;
+        memcpy(lc->stats.tree_last, trees.last_tree, sizeof lc->stats.tree_last);
+    }
 }
 
 /* Frees what ftcoll holds for `lc`: collectively when `collective`, else
@@ -51,7 +59,7 @@ static void release(layer_comm *lc, bool collective)
 {
     if (lc->ftc) {
         layer_depth++;
-        collect_guard_stats(lc);
+        collect_stats(lc);
         if (collective)
             ftc_comm_free(&lc->ftc);
         else
@@ -279,7 +287,7 @@ int layer_shrink(layer_comm *lc)
         layer_depth--;
         return rc;
     }
-    collect_guard_stats(lc);
+    collect_stats(lc);
     ftc_comm_free(&lc->ftc);
     lc->ftc = next;
     free(lc->user_rank);

@@ -39,6 +39,9 @@ typedef struct {
     long recovery_rounds;              /* of the fault-tolerant engine */
     long shrinks;                      /* moves to a survivors' communicator */
     long checkins, stops, warnings;    /* guard */
+    long tree_calls;                   /* broadcasts over a tree (FTCOLL_BCAST, FTCOLL_TOPOLOGY) */
+    long tree_rounds, tree_changes;    /* adaptations that found changes; channels changed */
+    char tree_last[16];                /* the tree the last one used */
 } layer_stats;
 
 typedef struct layer_comm {

@@ -33,6 +33,11 @@ void layer_summary_add(const layer_stats *s)
     total.checkins += s->checkins;
     total.stops += s->stops;
     total.warnings += s->warnings;
+    total.tree_calls += s->tree_calls;
+    total.tree_rounds += s->tree_rounds;
+    total.tree_changes += s->tree_changes;
+    if (s->tree_calls)
+        memcpy(total.tree_last, s->tree_last, sizeof total.tree_last);
     pthread_mutex_unlock(&lock);
 }
 
@@ -81,6 +86,9 @@ void layer_summary_write(int status)
                     total.allgather_runs[a]);
     fprintf(f, "recovery_rounds=%ld\nshrinks=%ld\ncheckins=%ld\nstops=%ld\nwarnings=%ld\n",
             total.recovery_rounds, total.shrinks, total.checkins, total.stops, total.warnings);
+    if (total.tree_calls)
+        fprintf(f, "tree_calls=%ld\ntree_rounds=%ld\ntree_changes=%ld\ntree_last=%s\n",
+                total.tree_calls, total.tree_rounds, total.tree_changes, total.tree_last);
     fputs("failed=", f);
     const char *comma = "";
     for (int r = 0; failed && r < layer.world_size; r++) {

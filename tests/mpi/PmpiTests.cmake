@@ -90,10 +90,36 @@ pmpi_test(pmpi.ftcrun.bad_ranks 1 ${expect_run} 2 "-n \"0\": expected an integer
 pmpi_test(pmpi.ftcrun.no_program 1 ${expect_run} 2 "no program to run" -- ${ftcrun} -n 2)
 pmpi_test(pmpi.ftcrun.unknown_option 1 ${expect_run} 2 "unknown option \"--fast\"" --
   ${ftcrun} -n 2 --fast -- true)
-pmpi_test(pmpi.ftcrun.topology 1 ${expect_run} 2 "--topology: topology-aware" --
+pmpi_test(pmpi.ftcrun.topology_missing 1 ${expect_run} 2 "--topology: cannot open t.txt" --
   ${ftcrun} -n 2 --topology t.txt -- true)
+pmpi_test(pmpi.ftcrun.topology_malformed 1 ${expect_run} 2 "--topology: line 4: .*1O" --
+  ${ftcrun} -n 6 --topology ${FTCOLL_MPI_TEST_DIR}/topologies/bad.topo -- true)
+pmpi_test(pmpi.ftcrun.topology_size 1 ${expect_run} 2
+  "--topology: the file describes 8 rank\\(s\\), the job has 2" --
+  ${ftcrun} -n 2 --topology ${FTCOLL_MPI_TEST_DIR}/topologies/eight.topo -- true)
+pmpi_test(pmpi.ftcrun.bad_tree 1 ${expect_run} 2 "--tree \"check=x\": bad value 'x' for check" --
+  ${ftcrun} -n 2 --tree check=x -- true)
+pmpi_test(pmpi.ftcrun.bad_bcast 1 ${expect_run} 2
+  "--algorithm bcast \"fast\": unknown broadcast algorithm 'fast'" --
+  ${ftcrun} -n 2 --algorithm bcast=fast -- true)
 pmpi_test(pmpi.ftcrun.help 1 ${expect_run} 0 "Usage: ftcrun -n N" "--spares S" "--inject SPEC"
   "--algorithm LIST" "--guard SPEC" "--topology FILE" -- ${ftcrun} --help)
+
+# MPI_Bcast over trees on the emulated 8-rank network (adapting every 2
+# broadcasts): the programs' answers unchanged, MPI's semantics kept
+foreach(app jacobi heat)
+  pmpi_test(pmpi.compare.${app}.topology.p08 8 ${compare}
+    "${plain_text} -n 8"
+    "${ftcrun} -n 8 --topology ${FTCOLL_MPI_TEST_DIR}/topologies/eight.topo --tree check=2 --"
+    $<TARGET_FILE:app_${app}> ${app_args_${app}})
+endforeach()
+pmpi_test(pmpi.semantics.topology.p08 8 ${expect_run} 0 "pmpi p=8: all checks passed"
+  "broadcast trees: [1-9][0-9]* call\\(s\\), the last over the (ecef|mst) tree" --
+  ${ftcrun_launch} -n 8 --topology ${FTCOLL_MPI_TEST_DIR}/topologies/eight.topo
+  --tree check=1 -- $<TARGET_FILE:pmpi_test_pmpi>)
+pmpi_test(pmpi.semantics.mst.p05 5 ${expect_run} 0 "pmpi p=5: all checks passed"
+  "broadcast trees: [1-9][0-9]* call\\(s\\), the last over the mst tree" --
+  ${ftcrun_launch} -n 5 --algorithm bcast=mst -- $<TARGET_FILE:pmpi_test_pmpi>)
 
 if(FTCOLL_HAVE_ULFM)
   pmpi_test(pmpi.ftcrun.bad_inject 1 ${expect_run} 2 "--inject \"kill rank=x\": " --
