@@ -46,3 +46,9 @@ if(FTCOLL_SANITIZERS)
     EXPECT "${FTCOLL_TREE_OK}" ENV ${FTCOLL_ASAN_ENV}
     ARGS mst check=1 ${ftcoll_topologies}/eight.topo 1)
 endif()
+# Every rank under memcheck: measuring, GHS, adapting to the real network's
+# changes at every broadcast, the trees (as the valgrind runs of MpiTests).
+if(FTCOLL_VALGRIND AND VALGRIND)
+  ftcoll_mpi_test(valgrind.tree.mst.p03 3 mpi_test_tree_bcast LABEL valgrind
+    EXPECT "${FTCOLL_TREE_OK}" LAUNCH_WRAPPER ${ftcoll_memcheck} ARGS mst check=1 - 1)
+endif()
