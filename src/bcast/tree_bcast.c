@@ -52,6 +52,7 @@ struct ftc_tree_comm {
     int *site_of;
     double *latency;           /* the latencies the trees are built on */
     double *measured;
+    double *smoothed;          /* the running estimate (smooth < 1) */
     ftc_adapt_change *changes;
     int measured_once;
     ftc_mst mst;
@@ -97,9 +98,10 @@ static void forget_setup(ftc_tree_comm *t)
     free(t->site_of);
     free(t->latency);
     free(t->measured);
+    free(t->smoothed);
     free(t->changes);
     t->site_of = NULL;
-    t->latency = t->measured = NULL;
+    t->latency = t->measured = t->smoothed = NULL;
     t->changes = NULL;
     t->ready = 0;
     t->measured_once = 0;
@@ -249,19 +251,22 @@ static int agree_on_request(ftc_tree_comm *t, ftc_comm_t comm)
     const ftc_tree_settings *s = &t->settings;
     const int threshold_ppm = (int)(s->threshold * 1e6 + 0.5);
     const int floor_ns = (int)(s->floor * 1e9 + 0.5);
-    const int mine[7] = {(int)t->alg, s->check_every, threshold_ppm, s->probe_cliques, s->pings,
-                         floor_ns, (int)t->topology_hash};
-    int both[14], most[14];
-    for (int i = 0; i < 7; i++) {
+    const int smooth_ppm = (int)(s->smooth * 1e6 + 0.5);
+    enum { SETTINGS = 8 };
+    const int mine[SETTINGS] = {(int)t->alg, s->check_every, threshold_ppm, s->probe_cliques,
+                                s->pings, floor_ns, smooth_ppm, (int)t->topology_hash};
+    int both[2 * SETTINGS], most[2 * SETTINGS];
+    for (int i = 0; i < SETTINGS; i++) {
         both[2 * i] = mine[i];
         both[2 * i + 1] = -mine[i];
     }
-    int rc = PMPI_Allreduce(both, most, 14, MPI_INT, MPI_MAX, comm->comm);
+    int rc = PMPI_Allreduce(both, most, 2 * SETTINGS, MPI_INT, MPI_MAX, comm->comm);
     if (rc != MPI_SUCCESS)
         return ftc_fail_mpi(rc, "ftc_bcast: agreeing on the tree settings failed");
-    static const char *const what[7] = {"the algorithm (FTCOLL_BCAST)", "check", "threshold",
-                                        "probe", "pings", "floor", "the topology file"};
-    for (int i = 0; i < 7; i++)
+    static const char *const what[SETTINGS] = {"the algorithm (FTCOLL_BCAST)", "check",
+                                               "threshold", "probe", "pings", "floor", "smooth",
+                                               "the topology file"};
+    for (int i = 0; i < SETTINGS; i++)
         if (most[2 * i] != -most[2 * i + 1])
             return ftc_fail(MPI_ERR_ARG, "ftc_bcast: the ranks disagree on %s of the tree "
                             "broadcast: set it alike on every rank", what[i]);
@@ -322,8 +327,9 @@ static int set_up(ftc_tree_comm *t, ftc_comm_t comm)
     const size_t n = (size_t)comm->size;
     t->latency = calloc(n * n, sizeof *t->latency);
     t->measured = calloc(n * n, sizeof *t->measured);
+    t->smoothed = calloc(n * n, sizeof *t->smoothed);
     t->changes = calloc(n * n / 2 + 1, sizeof *t->changes);
-    if (!t->latency || !t->measured || !t->changes)
+    if (!t->latency || !t->measured || !t->smoothed || !t->changes)
         return ftc_fail(MPI_ERR_NO_MEM, "ftc_bcast: out of memory for %zu x %zu latencies", n, n);
     rc = PMPI_Comm_dup(comm->comm, &t->comm);
     if (rc != MPI_SUCCESS) {
@@ -368,6 +374,7 @@ static int build(ftc_tree_comm *t)
     if (rc != MPI_SUCCESS)
         return ftc_fail_mpi(rc, "ftc_bcast: measuring the latencies failed");
     memcpy(t->measured, t->latency, n * n * sizeof *t->latency);
+    memcpy(t->smoothed, t->latency, n * n * sizeof *t->latency);
     note_measurement_error(t, t->latency);
     t->measured_once = 1;
     t->stats.build_seconds += ftc_net_now() - start;
@@ -398,6 +405,18 @@ static int check_due(const ftc_tree_comm *t)
     return every > 0 && t->stats.calls % every == 0;
 }
 
+/* smooth=A: the estimate moves by A of the way to each measurement; the
+ * changes are judged on the estimate. */
+static void smooth(ftc_tree_comm *t)
+{
+    const double a = t->settings.smooth;
+    const size_t cells = (size_t)t->net.size * (size_t)t->net.size;
+    for (size_t i = 0; i < cells; i++) {
+        t->smoothed[i] = a * t->measured[i] + (1 - a) * t->smoothed[i];
+        t->measured[i] = t->smoothed[i];
+    }
+}
+
 static int measure_and_adapt(ftc_tree_comm *t)
 {
     const double start = ftc_net_now();
@@ -406,6 +425,7 @@ static int measure_and_adapt(ftc_tree_comm *t)
         return ftc_fail_mpi(rc, "ftc_bcast: measuring the latencies failed");
     const double measured = ftc_net_now();
     note_measurement_error(t, t->measured);
+    smooth(t);
     t->stats.monitor_seconds += measured - start;
     const int nchanges = ftc_adapt_detect_changes(t->net.size, t->latency, t->measured,
                                                   t->settings.threshold, t->settings.floor,

@@ -44,11 +44,7 @@ typedef struct {
 
 static ftc_msg message(const ftc_adapt_node *node, int kind, int to, int step)
 {
-    ftc_msg msg;
-    memset(&msg, 0, sizeof msg);
-    msg.kind = kind;
-    msg.from = node->self;
-    msg.to = to;
+    ftc_msg msg = ftc_msg_make(kind, node->self, to);
     msg.step = step;
     return msg;
 }
@@ -354,8 +350,10 @@ static void root_collects_path(ftc_adapt_node *node, int step, const uint64_t *w
                                int nwords, const outbox *out)
 {
     uint64_t *copy = malloc((size_t)(nwords + PATH_ENTRY_WORDS) * sizeof *copy);
-    if (!copy)
-        abort();   /* a few words; the state machine has no way to report it */
+    if (!copy) {
+        node->out_of_memory = 1;
+        return;
+    }
     if (nwords > 0)
         memcpy(copy, words, (size_t)nwords * sizeof *words);
     copy[nwords] = (uint64_t)node->self;
@@ -375,8 +373,10 @@ static void pass_recovery_up(ftc_adapt_node *node, int step, const uint64_t *wor
         return;
     }
     uint64_t *path = malloc((size_t)(nwords + PATH_ENTRY_WORDS) * sizeof *path);
-    if (!path)
-        abort();
+    if (!path) {
+        node->out_of_memory = 1;
+        return;
+    }
     if (nwords > 0)
         memcpy(path, words, (size_t)nwords * sizeof *words);
     path[nwords] = (uint64_t)node->self;
@@ -458,8 +458,10 @@ static void resolve_recovery(ftc_adapt_node *node, const outbox *out)
     const uint64_t *path = node->path[heaviest.side];
     const int length = heaviest.entry + 1;
     uint64_t *chain = malloc((size_t)length * sizeof *chain);
-    if (!chain)
-        abort();
+    if (!chain) {
+        node->out_of_memory = 1;
+        return;
+    }
     for (int i = 0; i < length; i++)
         chain[i] = (uint64_t)path_rank(path, heaviest.entry - i);
     const int x = path_rank(path, heaviest.entry + 1);

@@ -61,6 +61,7 @@ typedef struct {
     int nchanges;
     ftc_adapt_change *changes;
     int finished;             /* the round is over here: the tree may be used */
+    int out_of_memory;        /* a message could not be built: the driver must stop the job */
     int nwords;               /* 64-bit words of a member bitmap */
     /* the cut-off fragment of a tree channel that got slower */
     int fragment_step;        /* the change it is for, -1 if none */

@@ -37,11 +37,7 @@ static int weight_less(ftc_weight a, ftc_weight b)
 static void send_ghs(const ftc_ghs_node *node, const ghs_out *out, int kind, int to,
                      ftc_weight w)
 {
-    ftc_msg msg;
-    memset(&msg, 0, sizeof msg);
-    msg.kind = kind;
-    msg.from = node->self;
-    msg.to = to;
+    ftc_msg msg = ftc_msg_make(kind, node->self, to);
     msg.level = node->level;
     msg.state = node->state;
     msg.fid = node->fid;
@@ -129,8 +125,10 @@ static void defer(ftc_ghs_node *node, const ftc_msg *msg)
     if (node->ndeferred == node->deferred_capacity) {
         const int capacity = node->deferred_capacity ? 2 * node->deferred_capacity : 8;
         ftc_msg *grown = realloc(node->deferred, (size_t)capacity * sizeof *grown);
-        if (!grown)
-            abort();   /* a lost GHS message would hang every rank */
+        if (!grown) {   /* a lost GHS message would hang every rank: the driver stops them */
+            node->out_of_memory = 1;
+            return;
+        }
         node->deferred = grown;
         node->deferred_capacity = capacity;
     }

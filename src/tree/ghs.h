@@ -49,6 +49,7 @@ typedef struct {
     ftc_msg *deferred;        /* messages waiting for a higher level etc. */
     int ndeferred, deferred_capacity;
     int done;                 /* Gosleep seen (or sent): `edge` is final */
+    int out_of_memory;        /* a message could not be kept: the driver must stop the job */
     int root;                 /* the tree's root, once done */
     int parent;               /* once done: in_branch, -1 at the root */
 } ftc_ghs_node;

@@ -31,11 +31,7 @@ typedef struct {
 
 static void send_kind(ftc_net *net, int kind, int to, double value, double value2)
 {
-    ftc_msg msg;
-    memset(&msg, 0, sizeof msg);
-    msg.kind = kind;
-    msg.from = net->rank;
-    msg.to = to;
+    ftc_msg msg = ftc_msg_make(kind, net->rank, to);
     msg.value = value;
     msg.value2 = value2;   /* pong: when the ping came */
     ftc_net_send(net, &msg);

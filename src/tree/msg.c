@@ -1,6 +1,8 @@
 /* Names of the tree algorithms' messages, as the thesis's tables print them. */
 #include "msg.h"
 
+#include <string.h>
+
 static const char *const names[FTC_MSG_KINDS] = {
     [FTC_MSG_CONNECT] = "Connect",
     [FTC_MSG_INITIATE] = "Initiate",
@@ -32,4 +34,14 @@ static const char *const names[FTC_MSG_KINDS] = {
 const char *ftc_msg_kind_name(ftc_msg_kind kind)
 {
     return kind >= 0 && kind < FTC_MSG_KINDS ? names[kind] : "?";
+}
+
+ftc_msg ftc_msg_make(int kind, int from, int to)
+{
+    ftc_msg msg;
+    memset(&msg, 0, sizeof msg);
+    msg.kind = kind;
+    msg.from = from;
+    msg.to = to;
+    return msg;
 }

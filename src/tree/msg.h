@@ -70,6 +70,9 @@ typedef struct {
     const uint64_t *words;
 } ftc_msg;
 
+/* A message of `kind` from `from` to `to`, every other field zero. */
+ftc_msg ftc_msg_make(int kind, int from, int to);
+
 /* How a state machine sends: the simulator queues, the MPI transport sends. */
 typedef void (*ftc_send_fn)(void *ctx, const ftc_msg *msg);
 

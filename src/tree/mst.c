@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "ghs.h"
+#include "../guard/abort.h"
 
 /* Every rank's tree edges to every rank; the tree must be one and the same. */
 static int publish_edges(ftc_mst *mst, ftc_net *net)
@@ -25,6 +26,13 @@ static int publish_edges(ftc_mst *mst, ftc_net *net)
     return edges == n - 1 ? MPI_SUCCESS : MPI_ERR_INTERN;
 }
 
+/* The other ranks wait for this one's messages: it cannot just return. */
+_Noreturn static void stop_job(void)
+{
+    ftc_abort_job("ftcoll: out of memory while building or adapting the broadcast tree; "
+                  "the other ranks would wait for this one forever: ending the job");
+}
+
 static int run_ghs(ftc_ghs_node *node, ftc_net *net)
 {
     ftc_ghs_wakeup(node, ftc_net_send, net);
@@ -34,6 +42,8 @@ static int run_ghs(ftc_ghs_node *node, ftc_net *net)
         rc = ftc_net_next(net, &msg);
         if (rc == MPI_SUCCESS)
             ftc_ghs_receive(node, &msg, ftc_net_send, net);
+        if (node->out_of_memory)
+            stop_job();
     }
     if (rc == MPI_SUCCESS)
         rc = ftc_net_flush(net);
@@ -78,6 +88,8 @@ int ftc_mst_adapt(ftc_mst *mst, ftc_net *net, int nchanges, const ftc_adapt_chan
         rc = ftc_net_next(net, &msg);
         if (rc == MPI_SUCCESS)
             ftc_adapt_receive(&mst->adapt, &msg, ftc_net_send, net);
+        if (mst->adapt.out_of_memory)
+            stop_job();
     }
     if (rc == MPI_SUCCESS)
         rc = ftc_net_flush(net);

@@ -41,7 +41,8 @@ void ftc_tree_settings_default(ftc_tree_settings *settings)
     settings->threshold = 0.0;
     settings->probe_cliques = 0;
     settings->pings = 3;
-    settings->floor = 1e-6;   /* below any network: rounding only */
+    settings->floor = 1e-6;
+    settings->smooth = 1.0;   /* below any network: rounding only */
 }
 
 static int parse_number(const char *value, double low, double high, double *out)
@@ -75,18 +76,22 @@ static int parse_item(const char *key, const char *value, ftc_tree_settings *s, 
         s->floor = x * 1e-6;
         return 1;
     }
+    if (strcmp(key, "smooth") == 0 && parse_number(value, 0, 1, &x) && x > 0) {
+        s->smooth = x;
+        return 1;
+    }
     if (strcmp(key, "probe") == 0 && (strcmp(value, "all") == 0 || strcmp(value, "cliques") == 0)) {
         s->probe_cliques = strcmp(value, "cliques") == 0;
         return 1;
     }
     if (strcmp(key, "check") && strcmp(key, "threshold") && strcmp(key, "pings")
-        && strcmp(key, "floor") && strcmp(key, "probe"))
-        snprintf(why, why_size, "unknown setting '%s' (expected check, threshold, probe, pings "
-                 "or floor)", key);
+        && strcmp(key, "floor") && strcmp(key, "probe") && strcmp(key, "smooth"))
+        snprintf(why, why_size, "unknown setting '%s' (expected check, threshold, probe, pings, "
+                 "floor or smooth)", key);
     else
         snprintf(why, why_size, "bad value '%s' for %s (check: broadcasts, an integer >= 0; "
                  "threshold: percent >= 0; probe: all or cliques; pings: 1..100; floor: "
-                 "microseconds >= 0)", value, key);
+                 "microseconds >= 0; smooth: a weight in (0, 1])", value, key);
     return 0;
 }
 

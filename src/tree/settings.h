@@ -6,14 +6,16 @@
  *                  auto: ftcoll's default broadcast (fault-tolerant with ULFM),
  *                  or `tree` when a topology is set; tree: of the MST and the
  *                  earliest-completion tree, the one predicted to finish first
- *   FTCOLL_TREE    check=N,threshold=P,probe=all|cliques,pings=K,floor=US
+ *   FTCOLL_TREE    check=N,threshold=P,probe=all|cliques,pings=K,floor=US,smooth=A
  *                  check: re-measure and adapt the MST before every Nth
  *                  broadcast (0: never, the static MST; 1: every broadcast);
  *                  threshold: a channel whose latency moves by more than P
  *                  percent (and more than floor microseconds) has changed;
  *                  probe: measure every pair, or only pairs inside a site and
  *                  between the sites' first ranks (NWS's cliques); pings:
- *                  probes per pair and measurement, the fastest kept
+ *                  probes per pair and measurement, the fastest kept;
+ *                  smooth: each measurement weighs A against the running
+ *                  estimate's 1 - A (exponential smoothing; 1: none)
  */
 #ifndef FTCOLL_TREE_SETTINGS_H
 #define FTCOLL_TREE_SETTINGS_H
@@ -36,6 +38,7 @@ typedef struct {
     int probe_cliques;     /* 0: every pair */
     int pings;
     double floor;          /* seconds */
+    double smooth;         /* weight of a new measurement, (0, 1] */
 } ftc_tree_settings;
 
 void ftc_tree_settings_default(ftc_tree_settings *settings);

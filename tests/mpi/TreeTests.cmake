@@ -12,10 +12,10 @@ function(ftcoll_tree_tests label library)
   set(prog ${label}_test_tree_bcast)
   set(eight ${ftcoll_topologies}/eight.topo)
   foreach(case "binomial;check=0" "two-level;check=0" "mst;check=0" "mst;check=1"
-               "ecef;check=2" "tree;check=1")
+               "ecef;check=2" "tree;check=1" "mst;check=1,smooth=0.5")
     list(GET case 0 alg)
     list(GET case 1 settings)
-    string(REPLACE "=" "" tag "${settings}")
+    string(REGEX REPLACE "[=,.]" "" tag "${settings}")
     ftcoll_mpi_test(${label}.tree.${alg}.${tag}.p08 8 ${prog} LABEL ${label}
       EXPECT "${FTCOLL_TREE_OK}" ARGS ${alg} ${settings} ${eight} 1)
   endforeach()
