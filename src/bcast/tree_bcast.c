@@ -55,6 +55,7 @@ struct ftc_tree_comm {
     double *smoothed;          /* the running estimate (smooth < 1) */
     ftc_adapt_change *changes;
     int measured_once;
+    int measurements;          /* after the first: numbers the probes */
     ftc_mst mst;
     long version;              /* bumped whenever the latencies or the MST change */
     ftc_tree tree;             /* the last call's tree */
@@ -231,6 +232,12 @@ int ftc_bcast_configure(ftc_comm_t comm, const char *algorithm, const char *sett
     return ftc_tree_comm_prepare(comm);
 }
 
+int ftc_tree_comm_quiesce(ftc_comm_t comm)
+{
+    ftc_tree_comm *t = comm->tree;
+    return t && t->ready ? ftc_net_quiesce(&t->net) : MPI_SUCCESS;
+}
+
 void ftc_tree_comm_release(ftc_comm_t comm)
 {
     tree_comm_destroy(comm->tree);
@@ -370,7 +377,7 @@ static int build(ftc_tree_comm *t)
 {
     const double start = ftc_net_now();
     const size_t n = (size_t)t->net.size;
-    int rc = ftc_monitor_measure(&t->net, &t->settings, t->site_of, t->latency);
+    int rc = ftc_monitor_measure(&t->net, &t->settings, t->site_of, NULL, 0, t->latency);
     if (rc != MPI_SUCCESS)
         return ftc_fail_mpi(rc, "ftc_bcast: measuring the latencies failed");
     memcpy(t->measured, t->latency, n * n * sizeof *t->latency);
@@ -420,7 +427,8 @@ static void smooth(ftc_tree_comm *t)
 static int measure_and_adapt(ftc_tree_comm *t)
 {
     const double start = ftc_net_now();
-    int rc = ftc_monitor_measure(&t->net, &t->settings, t->site_of, t->measured);
+    int rc = ftc_monitor_measure(&t->net, &t->settings, t->site_of, t->latency,
+                                 ++t->measurements, t->measured);
     if (rc != MPI_SUCCESS)
         return ftc_fail_mpi(rc, "ftc_bcast: measuring the latencies failed");
     const double measured = ftc_net_now();

@@ -22,6 +22,10 @@ int ftc_tree_comm_read_environment(ftc_comm_t comm);
  * Collective; MPI_SUCCESS if it does not. */
 int ftc_tree_comm_prepare(ftc_comm_t comm);
 
+/* Takes in the tree messages nobody waited for (before a collective free).
+ * Collective. */
+int ftc_tree_comm_quiesce(ftc_comm_t comm);
+
 void ftc_tree_comm_release(ftc_comm_t comm);
 
 #endif

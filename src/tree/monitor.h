@@ -6,6 +6,9 @@
  *             round trip / 2 (the time a Ping waited at j before its Pong
  *             left is taken out, as NTP does); with probe=cliques only pairs inside a site
  *             and between the sites' first ranks are probed (NWS's cliques)
+ *             a measurement waits only for the channels no slower than the
+ *             MST's slowest; slower ones answer when they can and are taken
+ *             then (maybe in a later measurement)
  *   publish:  every rank's measurements to every rank (MPI_Allgather), as
  *             NWS's memory served any process: both ends of a channel weigh
  *             it with i's measurement; unprobed pairs take their
@@ -21,8 +24,12 @@
 #include "settings.h"
 
 /* Fills `matrix` (n x n, seconds, symmetric, 0 on the diagonal) on every
- * rank. `site_of` (n) is needed for probe=cliques. Collective. */
+ * rank. `site_of` (n) is needed for probe=cliques. `current` (n x n, or
+ * NULL the first time): the latencies known so far, which say which
+ * channels to wait for. `round` (>= 1) numbers the measurements alike on
+ * every rank.
+ * Collective. */
 int ftc_monitor_measure(ftc_net *net, const ftc_tree_settings *settings, const int *site_of,
-                        double *matrix);
+                        const double *current, int round, double *matrix);
 
 #endif

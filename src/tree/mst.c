@@ -11,8 +11,7 @@
 static int publish_edges(ftc_mst *mst, ftc_net *net)
 {
     const int n = mst->n;
-    int rc = PMPI_Allgather(mst->adapt.tree, n, MPI_UNSIGNED_CHAR, mst->adjacency, n,
-                            MPI_UNSIGNED_CHAR, net->comm);
+    int rc = ftc_net_allgather(mst->adapt.tree, n, MPI_UNSIGNED_CHAR, mst->adjacency, net);
     if (rc != MPI_SUCCESS)
         return rc;
     int edges = 0;
@@ -40,8 +39,8 @@ static int run_ghs(ftc_ghs_node *node, ftc_net *net)
     while (!ftc_ghs_done(node) && rc == MPI_SUCCESS) {
         ftc_msg msg;
         rc = ftc_net_next(net, &msg);
-        if (rc == MPI_SUCCESS)
-            ftc_ghs_receive(node, &msg, ftc_net_send, net);
+        if (rc == MPI_SUCCESS && msg.kind != FTC_MSG_PING && msg.kind != FTC_MSG_PONG)
+            ftc_ghs_receive(node, &msg, ftc_net_send, net);   /* not a monitor's straggler */
         if (node->out_of_memory)
             stop_job();
     }

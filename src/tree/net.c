@@ -251,8 +251,9 @@ static int hand_over(ftc_net *net, int index, ftc_msg *out)
     return MPI_SUCCESS;
 }
 
-int ftc_net_next(ftc_net *net, ftc_msg *out)
+int ftc_net_next_by(ftc_net *net, ftc_msg *out, double deadline, int *timed_out)
 {
+    *timed_out = 0;
     for (;;) {
         if (net->failed)
             return net->failed;
@@ -267,11 +268,21 @@ int ftc_net_next(ftc_net *net, ftc_msg *out)
         const double now = ftc_net_now();
         if (next >= 0 && net->held[next].due <= now)
             return hand_over(net, next, out);
+        if (deadline > 0 && now >= deadline) {
+            *timed_out = 1;
+            return MPI_SUCCESS;
+        }
         if (next >= 0 && net->held[next].due - now < POLL_NAP_US * 1e-6)
             ftc_net_sleep_until(net->held[next].due);
         else
             ftc_net_nap();
     }
+}
+
+int ftc_net_next(ftc_net *net, ftc_msg *out)
+{
+    int timed_out;
+    return ftc_net_next_by(net, out, 0, &timed_out);
 }
 
 int ftc_net_wait(MPI_Request *request)
@@ -283,4 +294,38 @@ int ftc_net_wait(MPI_Request *request)
             return rc;
         ftc_net_nap();
     }
+}
+
+int ftc_net_quiesce(ftc_net *net)
+{
+    int rc = ftc_net_flush(net);
+    if (rc == MPI_SUCCESS)
+        rc = PMPI_Barrier(net->comm);
+    for (int quiet = 0; quiet < 5 && rc == MPI_SUCCESS;) {
+        int flag = 0;
+        MPI_Status status;
+        rc = MPI_Iprobe(MPI_ANY_SOURCE, FTC_NET_TAG, net->comm, &flag, &status);
+        if (rc != MPI_SUCCESS || !flag) {
+            quiet++;
+            ftc_net_nap();
+            continue;
+        }
+        quiet = 0;
+        int bytes = 0;
+        MPI_Get_count(&status, MPI_BYTE, &bytes);
+        char *buffer = malloc(bytes > 0 ? (size_t)bytes : 1);
+        if (!buffer)
+            return MPI_ERR_NO_MEM;
+        rc = MPI_Recv(buffer, bytes, MPI_BYTE, status.MPI_SOURCE, FTC_NET_TAG, net->comm,
+                      MPI_STATUS_IGNORE);
+        free(buffer);
+    }
+    return rc;
+}
+
+int ftc_net_allgather(const void *mine, int count, MPI_Datatype type, void *all, ftc_net *net)
+{
+    MPI_Request request;
+    int rc = PMPI_Iallgather(mine, count, type, all, count, type, net->comm, &request);
+    return rc == MPI_SUCCESS ? ftc_net_wait(&request) : rc;
 }

@@ -50,6 +50,10 @@ void ftc_net_nap(void);
 /* MPI_Wait without spinning: polls with ftc_net_nap between. */
 int ftc_net_wait(MPI_Request *request);
 
+/* MPI_Allgather of `count` items each on the net's communicator, waited
+ * for without spinning (a spinning rank starves the others of a busy host). */
+int ftc_net_allgather(const void *mine, int count, MPI_Datatype type, void *all, ftc_net *net);
+
 int ftc_net_init(ftc_net *net, MPI_Comm comm, const ftc_topology *topology);
 void ftc_net_free(ftc_net *net);
 
@@ -63,9 +67,19 @@ void ftc_net_send(void *net, const ftc_msg *msg);
  * next call. MPI_SUCCESS, or an MPI error class. */
 int ftc_net_next(ftc_net *net, ftc_msg *out);
 
+/* The same, but gives up at `deadline` (ftc_net_now's clock; 0: never):
+ * then *timed_out is 1 and `out` is untouched. */
+int ftc_net_next_by(ftc_net *net, ftc_msg *out, double deadline, int *timed_out);
+
 /* Waits for every send to complete (before the communicator is reused). */
 int ftc_net_flush(ftc_net *net);
 
 void ftc_net_reset_counts(ftc_net *net);
+
+/* Before the communicator goes: every rank's sends complete, then the
+ * messages nobody waited for (a slow channel's late probe answers) are taken
+ * in and dropped, so that MPI frees no communicator with messages pending.
+ * Collective. */
+int ftc_net_quiesce(ftc_net *net);
 
 #endif
