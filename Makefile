@@ -8,8 +8,9 @@
 #               ranks are killed, with ftcrun's summary; then the
 #               fault-tolerant allreduce through ftcoll's API (make run-api)
 #   make bench  the benchmarks against native Open MPI (allgather, allreduce,
-#               allreduce recovery, guard) and the PMPI layer's overhead
-#               (pmpi); bench-allgather etc. run one of them
+#               allreduce recovery, guard), the PMPI layer's overhead (pmpi)
+#               and the thesis's broadcast-tree experiments (tree);
+#               bench-allgather etc. run one of them
 #
 # FTCOLL_MPI_PREFIX picks the ULFM Open MPI (built or unpacked there by
 # scripts/install-mpi.sh if it holds none); FTCOLL_MPI_TARBALL names a prebuilt one.
@@ -34,7 +35,7 @@ JOBS ?= $(shell nproc)
 RANKS ?= 8
 
 .PHONY: all deps build build-mpich test test-ulfm test-mpich run bench bench-allgather \
-        bench-allreduce bench-recovery bench-guard clean
+        bench-allreduce bench-recovery bench-guard bench-tree clean
 
 all: build
 
@@ -83,7 +84,7 @@ run-api: build
 	  $(BUILD)/ftcoll-demo
 
 # The benchmarks against native Open MPI (results in bench-results/).
-bench: bench-allgather bench-allreduce bench-recovery bench-guard bench-pmpi
+bench: bench-allgather bench-allreduce bench-recovery bench-guard bench-pmpi bench-tree
 
 bench-allgather: build
 	scripts/bench-allgather.sh $(RANKS) $(BUILD)/bench/ftcoll-bench
@@ -100,6 +101,12 @@ bench-guard: build
 
 bench-pmpi: build
 	FTCOLL_BENCH_PMPI=$(BUILD)/bench/ftcoll-bench-pmpi scripts/bench-pmpi.sh
+
+# The thesis's chapter 4: tree broadcasts on 24 ranks over the emulated
+# network of topologies/scenarios/ (results, table and charts in
+# bench-results/tree/; TREE_ARGS=--quick for a short check).
+bench-tree: build
+	scripts/bench-tree.sh --build $(BUILD) $(TREE_ARGS)
 
 clean:
 	rm -rf $(BUILD) $(BUILD_MPICH)

@@ -364,11 +364,19 @@ set linetype 4 lc rgb "#2c6fb0"
 set linetype 5 lc rgb "#0b3d73"
 set linetype 6 lc rgb "#3a9a4a"
 
+# The y axis starts a decade under half the smallest bar, so that none is
+# flattened against it.
+ymin = 1e30
+do for [c=2:7] { stats "chart.dat" every ::1 using c nooutput; if (STATS_min < ymin) { ymin = STATS_min } }
+set yrange [10 ** floor(log10(ymin / 2)):*]
 set output "chart.png"
 set title "Total time (build, measurements, adaptation and broadcasts), 24 ranks, root 12" font ",13"
 set ylabel "seconds (log scale)"
 plot for [c=2:7] "chart.dat" using c:xtic(1) title columnheader(c)
 
+ymin = 1e30
+do for [c=8:13] { stats "chart.dat" every ::1 using c nooutput; if (STATS_min < ymin) { ymin = STATS_min } }
+set yrange [10 ** floor(log10(ymin / 2)):*]
 set output "bcast.png"
 set title "Broadcast time only (moving the data), 24 ranks, root 12" font ",13"
 set ylabel "seconds (log scale)"
@@ -417,7 +425,8 @@ mapfile -t runs < <(scenario_runs)
 total_runs=$(( ${#runs[@]} * ${#ALGORITHMS[@]} ))
 commit=$(git -C "$repo_root" rev-parse --short HEAD 2>/dev/null || echo unknown)
 {
-    echo "# bench-tree $(date -u '+%Y-%m-%d %H:%M:%S UTC'), commit $commit"
+    echo "# bench-tree $(date -u '+%Y-%m-%d %H:%M:%S UTC'), repository at commit $commit;" \
+         "ftcoll-bench: $bench (built $(date -u -r "$bench" '+%Y-%m-%d %H:%M:%S UTC'))"
     echo "# conditions: scale=$scale (FTCOLL_TOPOLOGY_SCALE), ranks=$RANKS, root=$ROOT, $load, MPI: $mpi_version, launch: ${launch[*]:1}"
 } > "$results"
 cat "$results"
