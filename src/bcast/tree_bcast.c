@@ -36,7 +36,8 @@
 #include "../tree/topology.h"
 #include "tree.h"
 
-_Static_assert((int)FTC_BCAST_MESSAGE_KINDS == (int)FTC_MSG_KINDS, "ftcoll.h's count of message kinds");
+_Static_assert((int)FTC_BCAST_MESSAGE_KINDS == (int)FTC_MSG_KINDS,
+               "ftcoll.h's count of message kinds");
 
 struct ftc_tree_comm {
     /* as requested (environment or ftc_bcast_configure) */
@@ -227,8 +228,11 @@ int ftc_bcast_configure(ftc_comm_t comm, const char *algorithm, const char *sett
     }
     if (rc != MPI_SUCCESS)
         return rc;
+    rc = ftc_tree_comm_quiesce(comm);   /* the old trees' stragglers, before their comm goes */
     ftc_tree_comm_release(comm);
     comm->tree = t;
+    if (rc != MPI_SUCCESS)
+        return ftc_fail_mpi(rc, "ftc_bcast_configure: retiring the old trees failed");
     return ftc_tree_comm_prepare(comm);
 }
 
@@ -316,7 +320,9 @@ static int find_sites(ftc_tree_comm *t, ftc_comm_t comm)
     }
     if (rc == MPI_SUCCESS)
         rc = PMPI_Allgather(&leader, 1, MPI_INT, t->site_of, 1, MPI_INT, comm->comm);
-    return rc == MPI_SUCCESS ? MPI_SUCCESS : ftc_fail_mpi(rc, "ftc_bcast: finding the hosts failed");
+    if (rc != MPI_SUCCESS)
+        return ftc_fail_mpi(rc, "ftc_bcast: finding the hosts failed");
+    return MPI_SUCCESS;
 }
 
 static int set_up(ftc_tree_comm *t, ftc_comm_t comm)

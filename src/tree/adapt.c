@@ -542,7 +542,8 @@ static int changes_sorted(int nchanges, const ftc_adapt_change *changes, int n)
         const ftc_adapt_change *c = &changes[i];
         if (c->a < 0 || c->a >= c->b || c->b >= n)
             return 0;
-        if (i > 0 && (changes[i - 1].a > c->a || (changes[i - 1].a == c->a && changes[i - 1].b >= c->b)))
+        const ftc_adapt_change *before = i > 0 ? &changes[i - 1] : NULL;
+        if (before && (before->a > c->a || (before->a == c->a && before->b >= c->b)))
             return 0;
     }
     return 1;

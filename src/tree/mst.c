@@ -17,8 +17,9 @@ static int publish_edges(ftc_mst *mst, ftc_net *net)
     int edges = 0;
     for (int a = 0; a < n; a++) {
         for (int b = 0; b < n; b++) {
-            if (mst->adjacency[a * n + b] != mst->adjacency[b * n + a] || (a == b && mst->adjacency[a * n + b]))
-                return MPI_ERR_INTERN;
+            const unsigned char edge = mst->adjacency[a * n + b];
+            if (edge != mst->adjacency[b * n + a] || (a == b && edge))
+                return MPI_ERR_INTERN;   /* one-sided edge, or a loop: the ranks disagree */
             edges += a < b && mst->adjacency[a * n + b];
         }
     }

@@ -138,7 +138,8 @@ void ftc_net_send(void *context, const ftc_msg *msg)
         return;
     const size_t bytes = sizeof(wire_header) + (size_t)msg->nwords * sizeof(uint64_t);
     char *buffer = malloc(bytes);
-    if (!buffer || !grow(&net->sends, &net->sends_capacity, net->nsends + 1, sizeof(pending_send))) {
+    if (!buffer
+        || !grow(&net->sends, &net->sends_capacity, net->nsends + 1, sizeof(pending_send))) {
         free(buffer);
         net->failed = MPI_ERR_NO_MEM;
         return;
