@@ -29,7 +29,6 @@ typedef struct {
     int round;            /* the measurement's number */
     double *best_rtt;     /* n: fastest round trip this round, to each higher rank */
     double *late_rtt;     /* n: from a Pong of an earlier round that came now */
-    int *pongs;           /* n: Pings sent to each higher rank */
     int pongs_left;       /* answers still awaited (round numbers: awaited probes
                            * carry the measurement's, the others its negative) */
     int pings_left;       /* awaited Pings from lower ranks still to answer */
@@ -120,11 +119,10 @@ static int measure_row(ftc_net *net, const ftc_tree_settings *settings, const in
 {
     const int n = net->size, self = net->rank;
     probe_state state = {round, malloc((size_t)n * sizeof(double)),
-                         malloc((size_t)n * sizeof(double)), calloc((size_t)n, sizeof(int)), 0, 0};
-    if (!state.best_rtt || !state.late_rtt || !state.pongs) {
+                         malloc((size_t)n * sizeof(double)), 0, 0};
+    if (!state.best_rtt || !state.late_rtt) {
         free(state.best_rtt);
         free(state.late_rtt);
-        free(state.pongs);
         return MPI_ERR_NO_MEM;
     }
     const double expected = current ? bottleneck(n, current) : INFINITY;
@@ -135,7 +133,6 @@ static int measure_row(ftc_net *net, const ftc_tree_settings *settings, const in
             continue;
         const int wait = awaited(current, expected, n, self, j);
         if (j > self) {
-            state.pongs[j] = settings->pings;
             state.pongs_left += wait ? settings->pings : 0;
             for (int k = 0; k < settings->pings; k++)
                 send_probe(net, FTC_MSG_PING, j, wait ? round : -round, 0, 0);
@@ -155,7 +152,6 @@ static int measure_row(ftc_net *net, const ftc_tree_settings *settings, const in
             row[j] = latency_found(&state, j);
     free(state.best_rtt);
     free(state.late_rtt);
-    free(state.pongs);
     if (rc == MPI_SUCCESS)
         rc = ftc_net_flush(net);
     return rc;

@@ -84,11 +84,6 @@ double ftc_net_latency(const ftc_net *net, int a, int b)
     return ftc_topology_latency(net->topology, a, b, net->epoch);
 }
 
-void ftc_net_reset_counts(ftc_net *net)
-{
-    memset(net->counts, 0, sizeof net->counts);
-}
-
 /* Frees the sends that have completed. */
 static int reap_sends(ftc_net *net, int wait)
 {
@@ -252,9 +247,8 @@ static int hand_over(ftc_net *net, int index, ftc_msg *out)
     return MPI_SUCCESS;
 }
 
-int ftc_net_next_by(ftc_net *net, ftc_msg *out, double deadline, int *timed_out)
+int ftc_net_next(ftc_net *net, ftc_msg *out)
 {
-    *timed_out = 0;
     for (;;) {
         if (net->failed)
             return net->failed;
@@ -269,21 +263,11 @@ int ftc_net_next_by(ftc_net *net, ftc_msg *out, double deadline, int *timed_out)
         const double now = ftc_net_now();
         if (next >= 0 && net->held[next].due <= now)
             return hand_over(net, next, out);
-        if (deadline > 0 && now >= deadline) {
-            *timed_out = 1;
-            return MPI_SUCCESS;
-        }
         if (next >= 0 && net->held[next].due - now < POLL_NAP_US * 1e-6)
             ftc_net_sleep_until(net->held[next].due);
         else
             ftc_net_nap();
     }
-}
-
-int ftc_net_next(ftc_net *net, ftc_msg *out)
-{
-    int timed_out;
-    return ftc_net_next_by(net, out, 0, &timed_out);
 }
 
 int ftc_net_wait(MPI_Request *request)

@@ -67,14 +67,8 @@ void ftc_net_send(void *net, const ftc_msg *msg);
  * next call. MPI_SUCCESS, or an MPI error class. */
 int ftc_net_next(ftc_net *net, ftc_msg *out);
 
-/* The same, but gives up at `deadline` (ftc_net_now's clock; 0: never):
- * then *timed_out is 1 and `out` is untouched. */
-int ftc_net_next_by(ftc_net *net, ftc_msg *out, double deadline, int *timed_out);
-
 /* Waits for every send to complete (before the communicator is reused). */
 int ftc_net_flush(ftc_net *net);
-
-void ftc_net_reset_counts(ftc_net *net);
 
 /* Before the communicator goes: every rank's sends complete, then the
  * messages nobody waited for (a slow channel's late probe answers) are taken
