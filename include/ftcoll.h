@@ -240,10 +240,12 @@ int ftc_barrier(ftc_comm_t comm);
  * Collective on `comm`, with the same arguments everywhere (else MPI_ERR_ARG
  * on every rank). `algorithm`: "auto", "binomial", "two-level", "mst",
  * "ecef" or "tree" (NULL: FTCOLL_BCAST's). `settings`:
- * "check=N,threshold=P,probe=all|cliques,pings=K,floor=US" (NULL:
+ * "check=N,threshold=P,probe=all|cliques,pings=K,floor=US,smooth=A" (NULL:
  * FTCOLL_TREE's). `topology`: a topology file (NULL: FTCOLL_TOPOLOGY's; ""
  * for none); a malformed file is MPI_ERR_ARG with its line and the reason.
- * The tree is built at the next broadcast.
+ * The latencies are measured and the tree built here, before the first
+ * broadcast (ftc_comm_create does the same when FTCOLL_BCAST or
+ * FTCOLL_TOPOLOGY is set).
  */
 int ftc_bcast_configure(ftc_comm_t comm, const char *algorithm, const char *settings,
                         const char *topology);

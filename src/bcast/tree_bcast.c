@@ -46,7 +46,8 @@ struct ftc_tree_comm {
     ftc_topology topology;
     int have_topology;
     unsigned topology_hash;    /* of the file's text: ranks must use the same file */
-    /* set up at the first tree broadcast */
+    /* set up at configuration (measured and built there when the algorithm
+     * needs latencies) */
     int ready;
     MPI_Comm comm;
     ftc_net net;
@@ -55,7 +56,6 @@ struct ftc_tree_comm {
     double *measured;
     double *smoothed;          /* the running estimate (smooth < 1) */
     ftc_adapt_change *changes;
-    int measured_once;
     int measurements;          /* after the first: numbers the probes */
     ftc_mst mst;
     long version;              /* bumped whenever the latencies or the MST change */
@@ -106,7 +106,6 @@ static void forget_setup(ftc_tree_comm *t)
     t->latency = t->measured = t->smoothed = NULL;
     t->changes = NULL;
     t->ready = 0;
-    t->measured_once = 0;
     t->comm = MPI_COMM_NULL;
 }
 
@@ -197,8 +196,6 @@ int ftc_tree_comm_read_environment(ftc_comm_t comm)
     const char *topology = environment_topology(comm);
     if (!alg && !settings && !topology)
         return MPI_SUCCESS;
-    if (alg && strcmp(alg, "auto") == 0 && !settings && !topology)
-        return MPI_SUCCESS;
     ftc_tree_comm *t;
     int rc = make_request(alg, settings, topology, "FTCOLL_BCAST/FTCOLL_TREE/FTCOLL_TOPOLOGY", &t);
     if (rc != MPI_SUCCESS)
@@ -253,7 +250,7 @@ int ftc_tree_bcast_wanted(ftc_comm_t comm)
     return comm->tree && comm->tree->alg != FTC_BCAST_ALG_AUTO;
 }
 
-/* --- setup at the first tree broadcast ----------------------------------------- */
+/* --- set-up, at configuration ------------------------------------------------- */
 
 /* Every rank must ask for the same thing: else the trees would differ and
  * the ranks wait for each other forever. */
@@ -386,10 +383,8 @@ static int build(ftc_tree_comm *t)
     int rc = ftc_monitor_measure(&t->net, &t->settings, t->site_of, NULL, 0, t->latency);
     if (rc != MPI_SUCCESS)
         return ftc_fail_mpi(rc, "ftc_bcast: measuring the latencies failed");
-    memcpy(t->measured, t->latency, n * n * sizeof *t->latency);
     memcpy(t->smoothed, t->latency, n * n * sizeof *t->latency);
     note_measurement_error(t, t->latency);
-    t->measured_once = 1;
     t->stats.build_seconds += ftc_net_now() - start;
     if (t->alg == FTC_BCAST_ALG_MST)
         return build_mst(t);
@@ -459,13 +454,10 @@ static int measure_and_adapt(ftc_tree_comm *t)
     return MPI_SUCCESS;
 }
 
+/* The first measurement and the construction were made at set-up. */
 static int refresh(ftc_tree_comm *t)
 {
-    if (!needs_latencies(t->alg))
-        return MPI_SUCCESS;
-    if (!t->measured_once)
-        return build(t);
-    return check_due(t) ? measure_and_adapt(t) : MPI_SUCCESS;
+    return needs_latencies(t->alg) && check_due(t) ? measure_and_adapt(t) : MPI_SUCCESS;
 }
 
 /* --- choosing the tree ----------------------------------------------------------- */
