@@ -286,25 +286,17 @@ int ftc_net_quiesce(ftc_net *net)
     int rc = ftc_net_flush(net);
     if (rc == MPI_SUCCESS)
         rc = PMPI_Barrier(net->comm);
-    for (int quiet = 0; quiet < 5 && rc == MPI_SUCCESS;) {
-        int flag = 0;
-        MPI_Status status;
-        rc = MPI_Iprobe(MPI_ANY_SOURCE, FTC_NET_TAG, net->comm, &flag, &status);
-        if (rc != MPI_SUCCESS || !flag) {
-            quiet++;
+    for (int quiet = 0; quiet < 5 && rc == MPI_SUCCESS; quiet++) {
+        const int before = net->nheld;
+        rc = receive_arrivals(net);
+        if (net->nheld > before)
+            quiet = -1;   /* something came: look again until five quiet polls */
+        else
             ftc_net_nap();
-            continue;
-        }
-        quiet = 0;
-        int bytes = 0;
-        MPI_Get_count(&status, MPI_BYTE, &bytes);
-        char *buffer = malloc(bytes > 0 ? (size_t)bytes : 1);
-        if (!buffer)
-            return MPI_ERR_NO_MEM;
-        rc = MPI_Recv(buffer, bytes, MPI_BYTE, status.MPI_SOURCE, FTC_NET_TAG, net->comm,
-                      MPI_STATUS_IGNORE);
-        free(buffer);
     }
+    for (int i = 0; i < net->nheld; i++)
+        free(net->held[i].bytes);
+    net->nheld = 0;
     return rc;
 }
 
