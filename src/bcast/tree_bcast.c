@@ -67,11 +67,19 @@ struct ftc_tree_comm {
 
 /* --- settings ----------------------------------------------------------------- */
 
+/* FNV-1a, kept to 31 bits so that it agrees through MPI_INT. */
+static const unsigned fnv_start = 2166136261u;
+
+static unsigned fnv_add(unsigned h, unsigned char byte)
+{
+    return (h ^ byte) * 16777619u;
+}
+
 static unsigned text_hash(const char *text)
 {
-    unsigned h = 2166136261u;   /* FNV-1a */
+    unsigned h = fnv_start;
     for (; *text; text++)
-        h = (h ^ (unsigned char)*text) * 16777619u;
+        h = fnv_add(h, (unsigned char)*text);
     return h & 0x7fffffffu;
 }
 
@@ -80,10 +88,9 @@ static int read_file_hash(const char *path, unsigned *hash)
     FILE *file = fopen(path, "rb");
     if (!file)
         return 0;
-    unsigned h = 2166136261u;
-    int c;
-    while ((c = fgetc(file)) != EOF)
-        h = (h ^ (unsigned char)c) * 16777619u;
+    unsigned h = fnv_start;
+    for (int c; (c = fgetc(file)) != EOF;)
+        h = fnv_add(h, (unsigned char)c);
     fclose(file);
     *hash = h & 0x7fffffffu;
     return 1;
