@@ -9,6 +9,7 @@
 #endif
 
 #include "allreduce/ft_engine.h"
+#include "ft/ft.h"
 #include "bcast/tree_bcast.h"
 #include "error.h"
 
@@ -73,15 +74,24 @@ static int read_guard(ftc_guard_settings *guard, ftc_watchdog_settings *watchdog
     return MPI_SUCCESS;
 }
 
-static int read_settings(ftc_comm_t c, ftc_watchdog_settings *watchdog)
+/* Settings the fault-tolerant engine takes at creation. */
+typedef struct {
+    bool strict;          /* FTCOLL_STRICT */
+    int tag_window;       /* FTCOLL_TAG_WINDOW */
+} engine_settings;
+
+static int read_settings(ftc_comm_t c, ftc_watchdog_settings *watchdog, engine_settings *engine)
 {
+    engine->tag_window = FTC_FT_TAG_WINDOW;
     int rc = read_verbose(&c->verbose);
     if (rc == MPI_SUCCESS)
         rc = read_allgather_algorithm(&c->allgather_forced);
     if (rc == MPI_SUCCESS)
         rc = read_injections(&c->inject);
     if (rc == MPI_SUCCESS)
-        rc = read_strict(&c->ft.strict);
+        rc = read_strict(&engine->strict);
+    if (rc == MPI_SUCCESS)
+        rc = ftc_ft_read_tag_window(&engine->tag_window);
     if (rc == MPI_SUCCESS)
         rc = read_guard(&c->guard.settings, watchdog);
     return rc;
@@ -111,7 +121,8 @@ static void release(ftc_comm_t c)
     ftc_exec_scratch_free(&c->exec);
     ftc_guard_release(c);
     ftc_tree_comm_release(c);
-    ftc_ft_comm_release(c);
+    ftc_allreduce_state_destroy(c);
+    ftc_ft_destroy(&c->ft);
     free(c->scratch);
     free(c->packed);
     if (c->self != MPI_COMM_NULL)
@@ -128,16 +139,17 @@ static void release(ftc_comm_t c)
  * shape the messages (the algorithm) must also be equal everywhere: ranks
  * running different schedules would wait for each other forever.
  */
-static int agree_on_settings(ftc_comm_t c, int local_rc)
+static int agree_on_settings(ftc_comm_t c, const engine_settings *engine, int local_rc)
 {
-    const int alg = (int)c->allgather_forced, strict = c->ft.strict;
+    const int alg = (int)c->allgather_forced, strict = engine->strict;
+    const int window = engine->tag_window;
     const int every = c->guard.settings.every;
     const double timeout = c->guard.settings.timeout;
     const int timeout_ms = timeout > 2e6 ? 2000000000 : (int)(timeout * 1000 + 0.5);
-    const int mine[9] = { local_rc == MPI_SUCCESS ? 0 : 1, alg, -alg, strict, -strict,
-                          every, -every, timeout_ms, -timeout_ms };
-    int most[9];
-    int rc = PMPI_Allreduce(mine, most, 9, MPI_INT, MPI_MAX, c->comm);
+    const int mine[11] = { local_rc == MPI_SUCCESS ? 0 : 1, alg, -alg, strict, -strict,
+                           every, -every, timeout_ms, -timeout_ms, window, -window };
+    int most[11];
+    int rc = PMPI_Allreduce(mine, most, 11, MPI_INT, MPI_MAX, c->comm);
     if (rc != MPI_SUCCESS)
         return ftc_fail_mpi(rc, "ftc_comm_create: agreeing on settings failed");
     if (local_rc != MPI_SUCCESS)
@@ -156,6 +168,9 @@ static int agree_on_settings(ftc_comm_t c, int local_rc)
     if (most[5] != -most[6] || most[7] != -most[8])
         return ftc_fail(MPI_ERR_ARG, "ftc_comm_create: FTCOLL_GUARD differs between ranks (every "
                         "and timeout shape the check-ins): set it alike on every rank");
+    if (most[9] != -most[10])
+        return ftc_fail(MPI_ERR_ARG, "ftc_comm_create: FTCOLL_TAG_WINDOW differs between ranks "
+                        "(it shapes the tags): set it alike on every rank");
     return MPI_SUCCESS;
 }
 
@@ -173,11 +188,11 @@ int ftc_comm_create(MPI_Comm comm, ftc_comm_t *out)
         return ftc_fail(MPI_ERR_NO_MEM, "ftc_comm_create: out of memory");
     c->comm = MPI_COMM_NULL;
     c->self = MPI_COMM_NULL;
-    c->ft.sentinel = MPI_REQUEST_NULL;
     c->checked_op = MPI_OP_NULL;
     c->checked_type = MPI_DATATYPE_NULL;
     ftc_watchdog_settings watchdog;
-    int settings_rc = read_settings(c, &watchdog);
+    engine_settings engine = { 0 };
+    int settings_rc = read_settings(c, &watchdog, &engine);
     rc = MPI_Comm_dup(comm, &c->comm);
     if (rc != MPI_SUCCESS) {
         c->comm = MPI_COMM_NULL;
@@ -193,7 +208,9 @@ int ftc_comm_create(MPI_Comm comm, ftc_comm_t *out)
     MPI_Comm_size(c->comm, &c->size);
     if (settings_rc == MPI_SUCCESS)
         settings_rc = ftc_tree_comm_read_environment(c);
-    rc = ftc_ft_comm_init(c);
+    rc = ftc_ft_create(c, engine.tag_window, &c->ft);
+    if (rc == MPI_SUCCESS)
+        rc = ftc_allreduce_state_create(c, engine.strict);
     if (rc != MPI_SUCCESS) {
         release(c);
         return rc;
@@ -202,7 +219,7 @@ int ftc_comm_create(MPI_Comm comm, ftc_comm_t *out)
     const int guard_rc = ftc_guard_init(c, settings_rc == MPI_SUCCESS ? &watchdog : NULL);
     if (settings_rc == MPI_SUCCESS)
         settings_rc = guard_rc;
-    rc = agree_on_settings(c, settings_rc);
+    rc = agree_on_settings(c, &engine, settings_rc);
     if (rc == MPI_SUCCESS)
         rc = ftc_tree_comm_prepare(c);   /* tree broadcasts: measure and build now */
     if (rc != MPI_SUCCESS) {
@@ -220,7 +237,7 @@ int ftc_comm_free(ftc_comm_t *comm)
         return ftc_fail(MPI_ERR_COMM, "ftc_comm_free: the communicator is NULL");
     /* A rank may still be finishing an allreduce with this rank's saved
      * result: settle before the communicator goes away. */
-    int rc = ftc_ft_settle(*comm);
+    int rc = ftc_ft_settle(*comm, true, "ftc_comm_free");
     if (rc == MPI_SUCCESS)
         rc = ftc_tree_comm_quiesce(*comm);
     ftc_guard_tally(*comm);
@@ -248,19 +265,7 @@ int ftc_comm_survivors(ftc_comm_t comm, MPI_Comm *survivors)
     if (!survivors)
         return ftc_fail(MPI_ERR_ARG, "ftc_comm_survivors: the output handle is NULL");
     *survivors = MPI_COMM_NULL;
-    int rc = ftc_ft_settle(comm);
-    if (rc != MPI_SUCCESS)
-        return rc;
-#ifdef FTCOLL_HAVE_ULFM
-    rc = MPIX_Comm_shrink(comm->comm, survivors);
-    if (rc != MPI_SUCCESS)
-        return ftc_fail_mpi(rc, "ftc_comm_survivors: MPIX_Comm_shrink failed");
-#else
-    rc = MPI_Comm_dup(comm->comm, survivors);
-    if (rc != MPI_SUCCESS)
-        return ftc_fail_mpi(rc, "ftc_comm_survivors: MPI_Comm_dup failed");
-#endif
-    return MPI_SUCCESS;
+    return ftc_ft_survivors(comm, survivors);
 }
 
 int ftc_inject(ftc_comm_t comm, const char *spec)

@@ -10,21 +10,20 @@
 
 #include <mpi.h>
 
-/* Tags of ftcoll's private communicators. Allreduce tags carry the call's
- * sequence number (FTC_TAG_ALLREDUCE_WINDOW calls deep), recovery tags the
- * agreement's, so that a message a failure left behind never meets a later
- * receive. */
+/* Tags of ftcoll's private communicators. The fault-tolerant engine's
+ * failure-free attempts carry the call's number (a window of calls wide,
+ * FTCOLL_TAG_WINDOW); a meeting's messages have tags of their own, as each
+ * meeting opens a new communicator (ft/ft.h). */
 enum {
     FTC_TAG_ALLGATHER = 7001,
     FTC_TAG_SENTINEL = 7002,          /* never sent: a wildcard receive that ULFM fails */
     FTC_TAG_GUARD_UP = 7003,          /* check-in reports, child to parent */
     FTC_TAG_GUARD_DOWN = 7004,        /* the decision, parent to child */
-    FTC_TAG_ALLREDUCE_BASE = 8192,
-    FTC_TAG_ALLREDUCE_WINDOW = 8192,
-    /* Recovery rounds: base + 4 x (agreement number % window) + phase; the
-     * whole range stays below MPI's minimum tag bound, 32767. */
-    FTC_TAG_RECOVERY_BASE = FTC_TAG_ALLREDUCE_BASE + FTC_TAG_ALLREDUCE_WINDOW,
-    FTC_TAG_RECOVERY_WINDOW = 4095,
+    FTC_TAG_FT_RECORDS = 7005,        /* a meeting: where each survivor is */
+    FTC_TAG_FT_REDUCE = 7006,         /* a recovery round: values among the masters */
+    FTC_TAG_FT_HANDOUT = 7007,        /* a recovery round: the result to the others */
+    FTC_TAG_ALLREDUCE_BASE = 8192,    /* + call number mod the window (at most 16384):
+                                       * below MPI's minimum tag bound, 32767 */
 };
 
 int ftc_p2p_isend(const void *buf, int count, MPI_Datatype type, int peer, int tag,

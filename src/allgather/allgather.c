@@ -9,7 +9,7 @@
 
 #include "../buffer.h"
 #include "../comm.h"
-#include "../allreduce/ft_engine.h"
+#include "../ft/ft.h"
 #include "../error.h"
 #include "../p2p.h"
 #include "algorithms.h"
@@ -255,9 +255,9 @@ int ftc_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
     if (rc == MPI_SUCCESS)
         rc = ftc_schedule_run(plan, &slots, comm->comm, FTC_TAG_ALLGATHER, &comm->exec,
                               ftc_allgather_algorithm_name(choice.executed),
-                              ftc_ft_watch_for(comm));
-    ftc_ft_unwatch(comm);
-    if (rc == FTC_EXEC_INTERRUPTED)   /* a rank died: settle with the survivors, report it */
+                              ftc_ft_sentinel(comm->ft));
+    /* a rank died: settle with the survivors (who may wait for this rank), report it */
+    if (rc == FTC_EXEC_INTERRUPTED || ftc_ft_is_process_failure(rc))
         rc = ftc_ft_interrupted(comm, "ftc_allgather");
     if (rc == MPI_SUCCESS)
         rc = ftc_rotate_slots(&slots, comm->size, plan->rotation, &comm->scratch,

@@ -1,6 +1,8 @@
 /*
- * The fault-tolerant allreduce's state during one call, shared by the
- * failure-free execution (ft_engine.c) and recovery (ft_recovery.c).
+ * The fault-tolerant allreduce's state: between calls (ftc_allreduce_state,
+ * one per communicator) and during one call (ftc_ft_call), shared by the
+ * failure-free execution (ft_engine.c) and the recovery round
+ * (ft_recovery.c).
  */
 #ifndef FTCOLL_ALLREDUCE_FT_CALL_H
 #define FTCOLL_ALLREDUCE_FT_CALL_H
@@ -11,36 +13,51 @@
 #include <mpi.h>
 
 #include "../comm.h"
+#include "../ft/ft.h"
 #include "../inject.h"
-#include "holdings.h"
 #include "recursive_doubling.h"
 
-/* Internal result: a process failure was detected; recovery follows. */
-enum { FTC_DETECTED = -1 };
+struct ftc_allreduce_state {
+    bool strict;                /* FTCOLL_STRICT: S short of every rank is an error */
 
-/* The recursive doubling running now: the live ranks (round 0), or the
- * masters of a recovery round. */
-typedef struct {
-    int n;
-    const int *ranks;             /* participant -> rank, ascending */
-    const ftc_holdings *start;    /* participant -> holdings; NULL: itself */
-    int me;                       /* this rank's participant index */
-    ftc_rd_progress progress;
-} ftc_ft_group;
+    /* the last completed call's result (its S is the layer's): ranks that
+     * finish that call late get it from here (ULFM builds only) */
+    char *kept;
+    size_t kept_capacity, kept_bytes;
+    int kept_count;
+    MPI_Datatype kept_type;
+
+    /* a recovery round's messages: a value with its holdings. Kept from
+     * round to round, and resized only at a round's start: a send a
+     * failure released may read its buffer until the survivors met. */
+    char *packed_out, *packed_in;
+    size_t packed_out_capacity, packed_in_capacity;
+
+    ftc_holdings call_held;     /* a call's holdings and live ranks at its start: */
+    ftc_holdings call_alive;    /* kept here so that a call allocates nothing */
+
+    bool have_report;
+    ftc_allreduce_report report;
+    ftc_holdings report_held;   /* S */
+    ftc_holdings report_failed;
+};
 
 typedef struct {
     ftc_comm_t comm;
+    ftc_ft *ft;
     int count;
     MPI_Datatype type;
-    MPI_Op op;                    /* MPI_OP_NULL when serving a saved result */
-    size_t bytes;
+    MPI_Op op;                    /* MPI_OP_NULL when serving a kept result */
+    size_t bytes;                 /* extent x count: what a copy of the value moves */
+    int wire_bytes;               /* size x count: what a message of it carries */
     char *current;                /* this rank's value so far */
     char *incoming;               /* where a partner's value arrives */
     long number;                  /* the call's number on the communicator, from 1 */
-    int round;                    /* 0: failure-free attempt; 1, 2, ...: recoveries */
+    int round;                    /* 0: failure-free attempt; 1, 2, ...: meetings */
+    long epoch_before;            /* the epoch the failure-free attempt ran in */
     int step;                     /* where the engine is, for FTCOLL_INJECT */
-    int tag;
-    ftc_ft_group group;
+    int tag_of_call;              /* the failure-free attempt's tag */
+    ftc_rd_progress progress;     /* how far the failure-free attempt got */
     ftc_holdings held;            /* what `current` holds, once a failure was detected */
     bool have_held;
     /* for the report */
@@ -49,31 +66,26 @@ typedef struct {
     bool late;
 } ftc_ft_call;
 
-/* FTCOLL_INJECT: SIGKILL this rank if a directive names this point. */
-void ftc_ft_die_if_injected(const ftc_ft_call *c, ftc_inject_when when);
+/* FTCOLL_INJECT: SIGKILL (or spin) this rank if a directive names this point;
+ * `send`, if not NULL, completes first ("after-send": the peer has the data). */
+void ftc_ft_die_if_injected(const ftc_ft_call *c, ftc_inject_when when, MPI_Request *send);
+
+/* The watchdog's view of what this rank does now. */
+void ftc_ft_report_progress(const ftc_ft_call *c, const char *doing, int peer);
 
 /*
- * Waits for up to two requests of one exchange (either may be null) and
- * for the communicator's sentinel. On a process failure, cancels or
- * releases what is left and returns FTC_DETECTED (with ULFM); other errors
- * come back as MPI error classes with a message.
+ * Combines the partner's value (in c->incoming) into this rank's, always
+ * as op(lower rank's value, higher rank's value), so that both partners
+ * compute the same bits.
  */
-int ftc_ft_wait(ftc_ft_call *c, MPI_Request *requests, const bool *is_receive, int n,
-                const char *what, int peer);
+void ftc_ft_combine(ftc_ft_call *c, bool partner_is_higher);
 
-/* Point-to-point with the call's datatype and tag. */
-int ftc_ft_send(ftc_ft_call *c, const void *value, int to);
-int ftc_ft_receive(ftc_ft_call *c, void *into, int from);
-
-/* Recursive doubling over c->group; c->group.progress says how far it got. */
-int ftc_ft_run_group(ftc_ft_call *c);
-
-/* c->held := what c->current holds, from the group's progress. */
-void ftc_ft_note_holdings(ftc_ft_call *c);
+/* An error other than a process failure, with the call's context. */
+int ftc_ft_error(int rc, const char *what, int peer);
 
 #ifdef FTCOLL_HAVE_ULFM
-/* Recovery rounds until this rank holds the call's result (ft_recovery.c). */
-int ftc_ft_recover(ftc_ft_call *c);
+/* The round the layer runs in a meeting (ft/ft.h's ftc_ft_round). */
+int ftc_allreduce_round(ftc_comm_t comm, void *call, const ftc_ft_meeting *meeting);
 #endif
 
 #endif

@@ -1,34 +1,23 @@
 /*
- * Fault-tolerant allreduce, recovery (ULFM). One round:
+ * Fault-tolerant allreduce, the round a meeting runs (ULFM). The layer
+ * (ft/meeting.c) has opened a new epoch, gathered every survivor's place
+ * and holdings, and decided; this file finishes the call:
  *
- *   agree      MPIX_Comm_ack_failed + MPIX_Comm_agree until every survivor
- *              has acknowledged the same failed ranks (checked with a hash
- *              in the agreed flag); the flag also says which call each
- *              survivor is in
- *   exchange   holdings, among the survivors (Bruck allgather, log2 n steps)
- *   plan       ftc_recovery_plan_build: masters, who gets the result from
- *              whom, S (recovery.h)
+ *   plan       ftc_recovery_plan_build over the participants' holdings
+ *              (recovery.h): masters, who gets the result from whom, S
  *   reduce     the masters' recursive doubling, folds included
  *   hand out   each master sends the result to the survivors it covers
  *              that do not already hold it
+ *   serve      a rank that completed the call (it is past it) takes part
+ *              with the result it kept, holdings S: the late ranks get it
+ *              by the same hand-out
  *
- * A failure in any phase starts the next round with the holdings as they
- * are then. A rank whose partner died after the others had returned is
- * "late": the others find the failure at their next ftcoll entry, and the
- * agreement's flag shows two calls in progress. The round then serves the
- * older call first: the ranks that finished it bring their saved result
- * (holdings S), the late ranks receive it and return; the others loop to
- * the next agreement, which the late ranks join at their next entry.
- *
- * The agreement flag (bitwise AND over the survivors):
- *   bits  0..11  hash of the acknowledged failed ranks
- *   bits 12..23  its complement: both survive the AND only if all agree
- *   bits 24..26  cleared bit (v mod 3): a rank inside call v
- *   bits 27..29  cleared bit (v mod 3): a rank outside any call, v = its
- *                last finished call + 1
- * Calls in progress differ by at most one (nobody finishes call v + 1
- * while a live rank has not finished v), so two residues tell which is
- * the older.
+ * Every message of a round carries, before the value, the call's number,
+ * the epoch, the phase and the holdings of the value. The receiver checks
+ * all four: a value is combined only with a value of disjoint holdings,
+ * inside S, of this call and epoch, so no contribution is ever counted
+ * twice, by construction, whatever arrives. Cost: a copy of the value per
+ * message, only after a failure.
  */
 #include "ft_call.h"
 
@@ -37,257 +26,216 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <mpi-ext.h>
-
+#include "../buffer.h"
 #include "../error.h"
 #include "../p2p.h"
-#include "ft_engine.h"
 #include "recovery.h"
 
-enum { AGREEMENT_ATTEMPTS = 1000, HASH_BITS = 12 };
-enum { PHASE_RECORDS = 0, PHASE_REDUCE = 1, PHASE_HANDOUT = 2 };
-enum { RECORD_CALL = 0, RECORD_HEADER = 1 };   /* a record: call number, holdings words */
+enum { HEAD_CALL, HEAD_EPOCH, HEAD_PHASE, HEAD_HOLDINGS };
 
+/* A round's view: the plan and what the messages must say. */
 typedef struct {
-    bool inconsistent;  /* ranks in calls that cannot be reconciled */
-    bool mixed;         /* ranks in two consecutive calls */
-    bool older;         /* this rank is in the older one */
-    int tag_base;
-} agreement;
+    ftc_ft_call *c;
+    long epoch;
+    const ftc_recovery_plan *plan;
+    const ftc_holdings *values;   /* per rank: the holdings its value starts with */
+    size_t head_bytes;            /* header, holdings included */
+} round_view;
 
-/* ---- agreeing on the failed ranks -------------------------------------------- */
+/* ---- messages: a value with its holdings ------------------------------------------ */
 
-static unsigned hash_of_failed(const bool *failed, int size)
+static size_t message_bytes(const round_view *v) { return v->head_bytes + v->c->bytes; }
+
+static void pack(const round_view *v, int phase, const ftc_holdings *held, const void *value)
 {
-    uint32_t h = 2166136261u;
-    for (int r = 0; r < size; r++) {
-        if (failed[r])
-            h = (h ^ (uint32_t)r) * 16777619u;
+    uint64_t *head = (uint64_t *)(void *)v->c->comm->allreduce->packed_out;
+    head[HEAD_CALL] = (uint64_t)v->c->number;
+    head[HEAD_EPOCH] = (uint64_t)v->epoch;
+    head[HEAD_PHASE] = (uint64_t)phase;
+    memcpy(head + HEAD_HOLDINGS, held->words,
+           sizeof(uint64_t) * (size_t)ftc_holdings_words(held->size));
+    if (v->c->bytes > 0)
+        memcpy((char *)head + v->head_bytes, value, v->c->bytes);
+}
+
+/* The received message's header, checked; its holdings point into the buffer. */
+static int unpack(const round_view *v, int phase, int from, ftc_holdings *held, void *value)
+{
+    uint64_t *head = (uint64_t *)(void *)v->c->comm->allreduce->packed_in;
+    if (head[HEAD_CALL] != (uint64_t)v->c->number || head[HEAD_EPOCH] != (uint64_t)v->epoch
+        || head[HEAD_PHASE] != (uint64_t)phase)
+        return ftc_fail(MPI_ERR_INTERN, "ftc_allreduce: rank %d sent a value of call %llu, "
+                        "epoch %llu, phase %llu where call %ld, epoch %ld, phase %d was due",
+                        from, (unsigned long long)head[HEAD_CALL],
+                        (unsigned long long)head[HEAD_EPOCH], (unsigned long long)head[HEAD_PHASE],
+                        v->c->number, v->epoch, phase);
+    *held = (ftc_holdings){ .size = v->c->comm->size, .words = head + HEAD_HOLDINGS };
+    if (!ftc_holdings_subset(held, &v->plan->result))
+        return ftc_fail(MPI_ERR_INTERN, "ftc_allreduce: rank %d sent a value holding ranks "
+                        "outside the result", from);
+    if (value && v->c->bytes > 0)
+        memcpy(value, (char *)head + v->head_bytes, v->c->bytes);
+    return MPI_SUCCESS;
+}
+
+static int finish_transfer(round_view *v, MPI_Request *r, const int *expected, int n, int rc,
+                           const char *what, int peer)
+{
+    if (rc != MPI_SUCCESS) {
+        ftc_ft_abandon(r, expected, n);
+        return ftc_ft_is_process_failure(rc) ? FTC_DETECTED : ftc_ft_error(rc, what, peer);
     }
-    return (h ^ (h >> HASH_BITS) ^ (h >> (2 * HASH_BITS))) & ((1u << HASH_BITS) - 1);
+    ftc_ft_report_progress(v->c, what, peer);
+    rc = ftc_ft_wait(v->c->ft, r, expected, n);
+    return rc == MPI_SUCCESS || rc == FTC_DETECTED ? rc : ftc_ft_error(rc, what, peer);
 }
 
-/* Acknowledges every failure this rank knows of, and lists them. */
-static int acknowledge(ftc_comm_t comm, bool *failed)
+/* Sends and/or receives one packed message with `peer` (a rank). */
+static int transfer(round_view *v, int tag, bool send, bool receive, int peer, const char *what)
 {
-    int acked = 0;
-    int rc = MPIX_Comm_ack_failed(comm->comm, comm->size, &acked);
-    MPI_Group group = MPI_GROUP_NULL, all = MPI_GROUP_NULL;
-    if (rc == MPI_SUCCESS)
-        rc = MPIX_Comm_get_failed(comm->comm, &group);
-    int known = 0;
-    if (rc == MPI_SUCCESS)
-        rc = MPI_Group_size(group, &known);
-    const int n = acked < known ? acked : known;
-    int *in_group = malloc(sizeof(int) * (size_t)(n > 0 ? n : 1));
-    int *in_comm = malloc(sizeof(int) * (size_t)(n > 0 ? n : 1));
-    if (rc == MPI_SUCCESS && (!in_group || !in_comm))
-        rc = MPI_ERR_NO_MEM;
-    if (rc == MPI_SUCCESS)
-        rc = MPI_Comm_group(comm->comm, &all);
-    for (int i = 0; rc == MPI_SUCCESS && i < n; i++)
-        in_group[i] = i;   /* the acknowledged ones come first */
-    if (rc == MPI_SUCCESS && n > 0)
-        rc = MPI_Group_translate_ranks(group, n, in_group, all, in_comm);
-    memset(failed, 0, sizeof(bool) * (size_t)comm->size);
-    for (int i = 0; rc == MPI_SUCCESS && i < n; i++)
-        if (in_comm[i] >= 0 && in_comm[i] < comm->size)
-            failed[in_comm[i]] = true;
-    free(in_group);
-    free(in_comm);
-    if (group != MPI_GROUP_NULL)
-        MPI_Group_free(&group);
-    if (all != MPI_GROUP_NULL)
-        MPI_Group_free(&all);
-    return rc;
-}
-
-static int presence_bits(bool inside, long v)
-{
-    return 0x3F & ~(1 << ((inside ? 0 : 3) + (int)(v % 3)));
-}
-
-/* From the agreed presence bits: who is where, and which call is older. */
-static void classify(agreement *a, int present, long v)
-{
-    const int in_calls = present & 7, outside = (present >> 3) & 7, residues = in_calls | outside;
-    const int mine = (int)(v % 3);
-    a->inconsistent = false;
-    a->mixed = false;
-    a->older = true;
-    if (residues == 1 || residues == 2 || residues == 4) {
-        /* one call: ranks outside it while others are inside it have left
-         * a collective the others are in */
-        a->inconsistent = in_calls && outside;
-        return;
-    }
-    int older = -1;
-    for (int r = 0; r < 3; r++)
-        if ((residues >> r & 1) && (residues >> ((r + 1) % 3) & 1)
-            && !(residues >> ((r + 2) % 3) & 1))
-            older = r;
-    a->mixed = true;
-    a->older = mine == older;
-    /* the older call must be one everyone has entered or finished */
-    a->inconsistent = older < 0 || (outside >> older & 1);
-}
-
-static int agree(ftc_comm_t comm, bool inside, long v, agreement *a)
-{
-    ftc_ft_state *ft = &comm->ft;
-    bool *failed = malloc(sizeof(bool) * (size_t)comm->size);
-    if (!failed)
-        return ftc_fail(MPI_ERR_NO_MEM, "ftc_allreduce: out of memory");
-    for (int attempt = 0; attempt < AGREEMENT_ATTEMPTS; attempt++) {
-        int rc = acknowledge(comm, failed);
-        if (rc != MPI_SUCCESS) {
-            free(failed);
-            return ftc_fail_mpi(rc, "ftc_allreduce: acknowledging failed ranks");
-        }
-        const int hash = (int)hash_of_failed(failed, comm->size);
-        int flag = hash | ((~hash & ((1 << HASH_BITS) - 1)) << HASH_BITS)
-                 | (presence_bits(inside, v) << (2 * HASH_BITS));
-        rc = MPIX_Comm_agree(comm->comm, &flag);
-        const long number = ft->agreements++;
-        int error_class = rc;
-        if (rc != MPI_SUCCESS)
-            MPI_Error_class(rc, &error_class);
-        if (rc != MPI_SUCCESS && error_class != MPIX_ERR_PROC_FAILED) {
-            free(failed);
-            return ftc_fail_mpi(rc, "ftc_allreduce: MPIX_Comm_agree failed");
-        }
-        const int mask = (1 << HASH_BITS) - 1;
-        const int low = flag & mask, high = (flag >> HASH_BITS) & mask;
-        if (rc != MPI_SUCCESS || low != (~high & mask))
-            continue;   /* a failure during the agreement, or views differ: again */
-        for (int r = 0; r < comm->size; r++)
-            ft->alive[r] = !failed[r];
-        free(failed);
-        ftc_ft_update_live(comm);
-        ft->agree_at_entry = false;
-        classify(a, ~(flag >> (2 * HASH_BITS)) & 0x3F, v);
-        a->tag_base = FTC_TAG_RECOVERY_BASE + 4 * (int)(number % FTC_TAG_RECOVERY_WINDOW);
-        return MPI_SUCCESS;
-    }
-    free(failed);
-    return ftc_fail(MPIX_ERR_PROC_FAILED, "ftc_allreduce: the survivors did not reach the same "
-                    "view of the failed ranks in %d agreements", AGREEMENT_ATTEMPTS);
-}
-
-/* ---- exchanging holdings ------------------------------------------------------ */
-
-/*
- * Bruck allgather of fixed-size records over the live ranks: at distance
- * d = 1, 2, 4, ... each sends the records it has (up to d) to the rank d
- * before it and receives as many from the rank d after it. Records are kept
- * rotated (slot j: live rank me + j) and put in rank order at the end.
- */
-static int exchange_records(ftc_ft_call *c, const uint64_t *mine, int words, uint64_t *all)
-{
-    const ftc_ft_state *ft = &c->comm->ft;
-    const int n = ft->nlive, me = ft->live_index;
-    uint64_t *rotated = malloc(sizeof(uint64_t) * (size_t)n * (size_t)words);
-    if (!rotated)
-        return ftc_fail(MPI_ERR_NO_MEM, "ftc_allreduce: out of memory");
-    memcpy(rotated, mine, sizeof(uint64_t) * (size_t)words);
+    ftc_ft *ft = v->c->ft;
+    const MPI_Comm comm = ftc_ft_epoch_comm(ft);
+    const int to = ftc_ft_epoch_rank(ft, peer), bytes = (int)message_bytes(v);
+    MPI_Request r[2] = { MPI_REQUEST_NULL, MPI_REQUEST_NULL };
+    const int expected[2] = { bytes, -1 };
     int rc = MPI_SUCCESS;
-    for (int d = 1; d < n && rc == MPI_SUCCESS; d *= 2) {
-        const int records = d < n - d ? d : n - d;
-        const int to = ft->live[(me - d + n) % n], from = ft->live[(me + d) % n];
-        MPI_Request r[2];
-        const bool receive[2] = { true, false };
-        rc = MPI_Irecv(rotated + (size_t)d * (size_t)words, records * words, MPI_UINT64_T, from,
-                       c->tag, c->comm->comm, &r[0]);
-        if (rc == MPI_SUCCESS) {
-            rc = MPI_Isend(rotated, records * words, MPI_UINT64_T, to, c->tag, c->comm->comm,
-                           &r[1]);
-            if (rc != MPI_SUCCESS)
-                r[1] = MPI_REQUEST_NULL;
-            rc = ftc_ft_wait(c, r, receive, 2, "exchanging holdings with", from);
-        }
+    if (receive)
+        rc = MPI_Irecv(v->c->comm->allreduce->packed_in, bytes, MPI_BYTE, to, tag, comm, &r[0]);
+    if (rc == MPI_SUCCESS && send) {
+        ftc_ft_die_if_injected(v->c, FTC_INJECT_BEFORE_SEND, NULL);
+        rc = MPI_Isend(v->c->comm->allreduce->packed_out, bytes, MPI_BYTE, to, tag, comm, &r[1]);
+        if (rc == MPI_SUCCESS)
+            ftc_ft_die_if_injected(v->c, FTC_INJECT_AFTER_SEND, &r[1]);
     }
-    for (int j = 0; rc == MPI_SUCCESS && j < n; j++)
-        memcpy(all + (size_t)((me + j) % n) * (size_t)words, rotated + (size_t)j * (size_t)words,
-               sizeof(uint64_t) * (size_t)words);
-    free(rotated);
+    return finish_transfer(v, r, expected, 2, rc, what, peer);
+}
+
+/* The partner's value, in c->incoming, joins this rank's: holdings disjoint. */
+static int combine_checked(round_view *v, const ftc_holdings *theirs, bool partner_is_higher,
+                           int from)
+{
+    ftc_ft_call *c = v->c;
+    if (!ftc_holdings_disjoint(theirs, &c->held))
+        return ftc_fail(MPI_ERR_INTERN, "ftc_allreduce: rank %d sent a value overlapping this "
+                        "rank's: combining it would count a contribution twice", from);
+    ftc_ft_combine(c, partner_is_higher);
+    ftc_holdings_unite(&c->held, theirs);
+    return MPI_SUCCESS;
+}
+
+/* Receives a value from `from` (and sends this rank's first if `send`), combines it. */
+static int exchange_and_combine(round_view *v, int from, bool send, bool partner_is_higher)
+{
+    ftc_ft_call *c = v->c;
+    if (send)
+        pack(v, FTC_TAG_FT_REDUCE, &c->held, c->current);
+    int rc = transfer(v, FTC_TAG_FT_REDUCE, send, true, from,
+                      send ? "exchanging values with" : "receiving a value from");
+    ftc_holdings theirs;
+    if (rc == MPI_SUCCESS)
+        rc = unpack(v, FTC_TAG_FT_REDUCE, from, &theirs, c->incoming);
+    return rc == MPI_SUCCESS ? combine_checked(v, &theirs, partner_is_higher, from) : rc;
+}
+
+/* ---- the masters' recursive doubling ---------------------------------------------------- */
+
+static int reduce_as_spare(round_view *v, int active)
+{
+    ftc_ft_call *c = v->c;
+    c->step = FTC_INJECT_STEP_FOLD_IN;
+    pack(v, FTC_TAG_FT_REDUCE, &c->held, c->current);
+    int rc = transfer(v, FTC_TAG_FT_REDUCE, true, false, active, "sending a value to");
+    c->step = FTC_INJECT_STEP_FOLD_OUT;
+    if (rc == MPI_SUCCESS)
+        rc = transfer(v, FTC_TAG_FT_REDUCE, false, true, active, "receiving the result from");
+    ftc_holdings result;
+    if (rc == MPI_SUCCESS)
+        rc = unpack(v, FTC_TAG_FT_REDUCE, active, &result, c->current);
+    if (rc == MPI_SUCCESS && !ftc_holdings_equal(&result, &v->plan->result))
+        rc = ftc_fail(MPI_ERR_INTERN, "ftc_allreduce: rank %d returned a result short of S",
+                      active);
+    if (rc == MPI_SUCCESS)
+        ftc_holdings_copy(&c->held, &result);
     return rc;
 }
 
-/* Every live rank's holdings, indexed by rank (dead ranks' left empty). */
-static int gather_holdings(ftc_ft_call *c, ftc_holdings *held)
+static int reduce_among_masters(round_view *v)
 {
-    const ftc_ft_state *ft = &c->comm->ft;
-    const int words = ftc_holdings_words(c->comm->size), record = RECORD_HEADER + words;
-    uint64_t *mine = malloc(sizeof(uint64_t) * (size_t)record);
-    uint64_t *all = malloc(sizeof(uint64_t) * (size_t)record * (size_t)ft->nlive);
-    int rc = mine && all ? MPI_SUCCESS : ftc_fail(MPI_ERR_NO_MEM, "ftc_allreduce: out of memory");
-    if (rc == MPI_SUCCESS) {
-        mine[RECORD_CALL] = (uint64_t)c->number;
-        memcpy(mine + RECORD_HEADER, c->held.words, sizeof(uint64_t) * (size_t)words);
-        rc = exchange_records(c, mine, record, all);
-    }
-    for (int i = 0; rc == MPI_SUCCESS && i < ft->nlive; i++) {
-        const uint64_t *theirs = all + (size_t)i * (size_t)record;
-        if (theirs[RECORD_CALL] != (uint64_t)c->number)
-            rc = ftc_fail(MPI_ERR_INTERN, "ftc_allreduce: rank %d recovers call %llu, this rank "
-                          "call %ld", ft->live[i], (unsigned long long)theirs[RECORD_CALL],
-                          c->number);
-        else
-            memcpy(held[ft->live[i]].words, theirs + RECORD_HEADER,
-                   sizeof(uint64_t) * (size_t)words);
-    }
-    free(mine);
-    free(all);
-    return rc;
-}
-
-/* ---- one round ------------------------------------------------------------------ */
-
-/* The masters' recursive doubling; on a failure, what this rank holds then. */
-static int reduce_among_masters(ftc_ft_call *c, const ftc_recovery_plan *plan,
-                                const ftc_holdings *held)
-{
+    ftc_ft_call *c = v->c;
+    const ftc_recovery_plan *plan = v->plan;
     if (c->op == MPI_OP_NULL)
         return ftc_fail(MPI_ERR_INTERN, "ftc_allreduce: a rank that had returned from call %ld "
                         "would have to combine values to finish it", c->number);
-    ftc_holdings *start = malloc(sizeof(ftc_holdings) * (size_t)plan->nmasters);
-    if (!start)
-        return ftc_fail(MPI_ERR_NO_MEM, "ftc_allreduce: out of memory");
     int me = 0;
-    for (int i = 0; i < plan->nmasters; i++) {
-        start[i] = held[plan->masters[i]];   /* shares the words: read only */
-        if (plan->masters[i] == c->comm->rank)
-            me = i;
+    while (plan->masters[me] != c->comm->rank)
+        me++;
+    const int n = plan->nmasters, fold = ftc_rd_fold_partner(me, n);
+    if (me >= ftc_rd_actives(n))
+        return reduce_as_spare(v, plan->masters[fold]);
+    int rc = MPI_SUCCESS;
+    if (fold >= 0) {
+        c->step = FTC_INJECT_STEP_FOLD_IN;
+        rc = exchange_and_combine(v, plan->masters[fold], false, true);
     }
-    c->group = (ftc_ft_group){ .n = plan->nmasters, .ranks = plan->masters, .start = start,
-                               .me = me };
-    int rc = ftc_ft_run_group(c);
-    if (rc == FTC_DETECTED)
-        ftc_ft_note_holdings(c);
-    c->group = (ftc_ft_group){ 0 };
-    free(start);
+    for (int step = 0; rc == MPI_SUCCESS && step < ftc_rd_steps(n); step++) {
+        const int partner = ftc_rd_partner(me, step);
+        c->step = step;
+        rc = exchange_and_combine(v, plan->masters[partner], true, partner > me);
+    }
+    if (rc == MPI_SUCCESS && fold >= 0) {
+        c->step = FTC_INJECT_STEP_FOLD_OUT;
+        pack(v, FTC_TAG_FT_REDUCE, &c->held, c->current);
+        rc = transfer(v, FTC_TAG_FT_REDUCE, true, false, plan->masters[fold],
+                      "returning the result to");
+    }
     return rc;
 }
 
-/* A master sends the result to the survivors it covers that lack it. */
-static int hand_out(ftc_ft_call *c, const ftc_recovery_plan *plan, const ftc_holdings *held)
+/* ---- the hand-out ------------------------------------------------------------------------- */
+
+static bool needs_result(const round_view *v, int rank)
 {
-    const ftc_ft_state *ft = &c->comm->ft;
+    return !ftc_holdings_equal(&v->values[rank], &v->plan->result);
+}
+
+static int receive_result(round_view *v)
+{
+    ftc_ft_call *c = v->c;
+    const int master = v->plan->master_of[c->comm->rank];
+    int rc = transfer(v, FTC_TAG_FT_HANDOUT, false, true, master, "receiving the result from");
+    ftc_holdings result;
+    if (rc == MPI_SUCCESS)
+        rc = unpack(v, FTC_TAG_FT_HANDOUT, master, &result, c->current);
+    if (rc == MPI_SUCCESS && !ftc_holdings_equal(&result, &v->plan->result))
+        rc = ftc_fail(MPI_ERR_INTERN, "ftc_allreduce: rank %d handed out a result other than S",
+                      master);
+    return rc;
+}
+
+static int hand_out(round_view *v)
+{
+    ftc_ft_call *c = v->c;
     const int me = c->comm->rank;
     c->step = FTC_INJECT_STEP_HANDOUT;
-    if (plan->master_of[me] != me)
-        return ftc_holdings_equal(&held[me], &plan->result)
-            ? MPI_SUCCESS : ftc_ft_receive(c, c->current, plan->master_of[me]);
-    for (int i = 0; i < ft->nlive; i++) {
-        const int r = ft->live[i];
-        if (r == me || plan->master_of[r] != me || ftc_holdings_equal(&held[r], &plan->result))
+    if (v->plan->master_of[me] != me)
+        return needs_result(v, me) ? receive_result(v) : MPI_SUCCESS;
+    if (!ftc_holdings_equal(&c->held, &v->plan->result))
+        return ftc_fail(MPI_ERR_INTERN, "ftc_allreduce: the masters' reduction ended short of S");
+    pack(v, FTC_TAG_FT_HANDOUT, &c->held, c->current);
+    const int n = ftc_ft_live_count(c->ft);
+    const int *live = ftc_ft_live_ranks(c->ft);
+    for (int i = 0; i < n; i++) {
+        const int r = live[i];
+        if (r == me || v->plan->master_of[r] != me || !needs_result(v, r))
             continue;
-        const int rc = ftc_ft_send(c, c->current, r);
+        const int rc = transfer(v, FTC_TAG_FT_HANDOUT, true, false, r, "handing the result to");
         if (rc != MPI_SUCCESS)
             return rc;
     }
     return MPI_SUCCESS;
 }
+
+/* ---- planning ---------------------------------------------------------------------------- */
 
 static int plan_error(ftc_plan_status status)
 {
@@ -299,172 +247,133 @@ static int plan_error(ftc_plan_status status)
 }
 
 /* "{0-3,8}": a set of ranks, runs of consecutive ranks shortened. */
-static void format_set(const ftc_holdings *h, int size, char *out, size_t room)
+static void format_set(const ftc_holdings *h, char *out, size_t room)
 {
-    size_t used = 0;
     out[0] = '\0';
-    for (int r = 0; r < size && used + 24 < room; r++) {
+    for (int r = 0; r < h->size; r++) {
         if (!ftc_holdings_has(h, r) || (r > 0 && ftc_holdings_has(h, r - 1)))
             continue;
         int last = r;
-        while (last + 1 < size && ftc_holdings_has(h, last + 1))
+        while (last + 1 < h->size && ftc_holdings_has(h, last + 1))
             last++;
-        used += (size_t)snprintf(out + used, room - used, used ? ",%d" : "%d", r);
+        ftc_append(out, room, out[0] ? ",%d" : "%d", r);
         if (last > r)
-            used += (size_t)snprintf(out + used, room - used, "-%d", last);
+            ftc_append(out, room, "-%d", last);
     }
-    if (used + 24 >= room)
-        snprintf(out + used, room - used, ",...");
 }
 
-/* FTCOLL_VERBOSE=1: the lowest live rank tells what the round does. */
-static void log_plan(const ftc_ft_call *c, const ftc_recovery_plan *plan, const ftc_holdings *held)
+/* FTCOLL_VERBOSE=1: the lowest live rank tells what the round does, in one write. */
+static void log_plan(const round_view *v)
 {
-    const ftc_comm_t comm = c->comm;
-    if (!comm->verbose || comm->ft.live[0] != comm->rank)
+    const ftc_ft_call *c = v->c;
+    if (!c->comm->verbose || ftc_ft_live_ranks(c->ft)[0] != c->comm->rank)
         return;
-    char set[256];
-    fprintf(stderr, "ftcoll: allreduce call %ld, recovery round: %d live ranks; masters:",
-            c->number, comm->ft.nlive);
-    for (int i = 0; i < plan->nmasters; i++) {
-        format_set(&held[plan->masters[i]], comm->size, set, sizeof(set));
-        fprintf(stderr, " %d holds {%s}%s", plan->masters[i], set,
-                i + 1 < plan->nmasters ? "," : "");
+    char line[2048] = "", set[256];
+    ftc_append(line, sizeof(line), "ftcoll: allreduce call %ld, epoch %ld: %d live ranks; "
+               "masters:", c->number, v->epoch, ftc_ft_live_count(c->ft));
+    for (int i = 0; i < v->plan->nmasters; i++) {
+        format_set(&v->values[v->plan->masters[i]], set, sizeof(set));
+        ftc_append(line, sizeof(line), " %d holds {%s}", v->plan->masters[i], set);
     }
-    int handouts = 0;
-    for (int i = 0; i < plan->nmasters; i++) {
-        const int m = plan->masters[i];
-        for (int j = 0, given = 0; j < comm->ft.nlive; j++) {
-            const int r = comm->ft.live[j];
-            if (r == m || plan->master_of[r] != m || ftc_holdings_equal(&held[r], &plan->result))
-                continue;
-            if (given++ == 0)
-                fprintf(stderr, "%s%d->", handouts++ ? "; " : "; hand-out ", m);
-            fprintf(stderr, "%s%d", given > 1 ? "," : "", r);
-        }
-    }
-    format_set(&plan->result, comm->size, set, sizeof(set));
-    fprintf(stderr, "; S = {%s}, %d of %d ranks\n", set, ftc_holdings_count(&plan->result),
-            comm->size);
+    format_set(&v->plan->result, set, sizeof(set));
+    ftc_append(line, sizeof(line), "; S = {%s}, %d of %d ranks", set,
+               ftc_holdings_count(&v->plan->result), c->comm->size);
+    fprintf(stderr, "%s\n", line);
 }
 
-static int run_round(ftc_ft_call *c, int tag_base)
+/* Per rank, the holdings its value starts the round with: a rank inside
+ * the call brings its value, a rank past it the result it kept. */
+static void starting_holdings(const ftc_ft_meeting *m, ftc_holdings *values, bool *participant,
+                              int size)
+{
+    for (int r = 0; r < size; r++)
+        participant[r] = false;
+    for (int i = 0; i < m->n; i++) {
+        const int r = m->ranks[i];
+        const bool inside = m->where[i].place == FTC_AT_CALL
+                         && m->where[i].call == m->decision.call;
+        values[r] = inside ? m->held[r] : m->kept[r];   /* shares the words: read only */
+        participant[r] = true;
+    }
+}
+
+/* The round's buffers grow only here, at its start: right after a meeting,
+ * when no send that a failure released can still read the old ones. */
+static int make_room(ftc_ft_call *c, size_t message)
+{
+    struct ftc_allreduce_state *s = c->comm->allreduce;
+    const int rc = ftc_ensure_capacity(&s->packed_out, &s->packed_out_capacity, message);
+    return rc == MPI_SUCCESS ? ftc_ensure_capacity(&s->packed_in, &s->packed_in_capacity, message)
+                             : rc;
+}
+
+static int run_round(ftc_ft_call *c, const ftc_ft_meeting *m)
 {
     const int size = c->comm->size;
-    ftc_holdings *held = calloc((size_t)size, sizeof(ftc_holdings));
-    bool ok = held != NULL;
-    for (int r = 0; ok && r < size; r++)
-        ok = ftc_holdings_init(&held[r], size);
-    int rc = ok ? MPI_SUCCESS : ftc_fail(MPI_ERR_NO_MEM, "ftc_allreduce: out of memory");
-    if (rc == MPI_SUCCESS) {
-        c->tag = tag_base + PHASE_RECORDS;
-        rc = gather_holdings(c, held);
-    }
+    ftc_holdings *values = malloc(sizeof(ftc_holdings) * (size_t)size);
+    bool *participant = malloc(sizeof(bool) * (size_t)size);
     ftc_recovery_plan plan = { 0 };
+    int rc = values && participant ? MPI_SUCCESS
+                                   : ftc_fail(MPI_ERR_NO_MEM, "ftc_allreduce: out of memory");
     if (rc == MPI_SUCCESS) {
-        const ftc_plan_status status =
-            ftc_recovery_plan_build(&plan, size, c->comm->ft.alive, held);
-        if (status != FTC_PLAN_OK)
-            rc = plan_error(status);
-        else
-            log_plan(c, &plan, held);
+        starting_holdings(m, values, participant, size);
+        const ftc_plan_status status = ftc_recovery_plan_build(&plan, size, participant, values);
+        rc = status == FTC_PLAN_OK ? MPI_SUCCESS : plan_error(status);
     }
-    const bool master = rc == MPI_SUCCESS && plan.master_of[c->comm->rank] == c->comm->rank;
-    if (master && plan.nmasters > 1) {
-        c->tag = tag_base + PHASE_REDUCE;
-        rc = reduce_among_masters(c, &plan, held);
-    }
-    if (rc == MPI_SUCCESS && master)
-        ftc_holdings_copy(&c->held, &plan.result);
+    round_view v = { .c = c, .epoch = m->epoch, .plan = &plan, .values = values,
+                     .head_bytes = sizeof(uint64_t)
+                                 * (size_t)(HEAD_HOLDINGS + ftc_holdings_words(size)) };
+    if (rc == MPI_SUCCESS && !ftc_holdings_equal(&values[c->comm->rank], &c->held))
+        rc = ftc_fail(MPI_ERR_INTERN, "ftc_allreduce: this rank's record differs from its value");
+    if (rc == MPI_SUCCESS)
+        rc = make_room(c, message_bytes(&v));
     if (rc == MPI_SUCCESS) {
-        c->tag = tag_base + PHASE_HANDOUT;
-        rc = hand_out(c, &plan, held);
+        log_plan(&v);
+        const bool master = plan.master_of[c->comm->rank] == c->comm->rank;
+        if (master && plan.nmasters > 1)
+            rc = reduce_among_masters(&v);
     }
+    if (rc == MPI_SUCCESS)
+        rc = hand_out(&v);
     if (rc == MPI_SUCCESS)
         ftc_holdings_copy(&c->held, &plan.result);
     ftc_recovery_plan_destroy(&plan);
-    for (int r = 0; held && r < size; r++)
-        ftc_holdings_destroy(&held[r]);
-    free(held);
+    free(values);
+    free(participant);
     return rc;
 }
 
-/* ---- serving a saved result ------------------------------------------------------- */
+/* ---- the round ------------------------------------------------------------------------------ */
 
-/* This rank finished call `number` and saved its result; ranks still in
- * that call get it in this round. */
-static int serve_saved(ftc_comm_t comm, long number, const agreement *a, int round)
+/* This rank completed the call the late ranks are in: it takes part with
+ * the result it kept. */
+static int serve_kept(ftc_comm_t comm, ftc_ft_call *inside, const ftc_ft_meeting *m)
 {
-    ftc_ft_state *ft = &comm->ft;
-    if (ft->saved_call != number)
-        return ftc_fail(MPI_ERR_INTERN, "ftc_allreduce: ranks still in call %ld need its result, "
-                        "but this rank kept call %ld's", number, ft->saved_call);
-    ftc_ft_call s = { .comm = comm, .count = ft->saved_count, .type = ft->saved_type,
-                      .op = MPI_OP_NULL, .bytes = ft->saved_bytes, .current = ft->saved,
-                      .number = number, .round = round, .have_held = true };
-    if (!ftc_holdings_init(&s.held, comm->size))
+    struct ftc_allreduce_state *s = comm->allreduce;
+    ftc_ft_call kept = { .comm = comm, .ft = comm->ft, .count = s->kept_count,
+                         .type = s->kept_type, .op = MPI_OP_NULL, .bytes = s->kept_bytes,
+                         .current = s->kept, .number = m->decision.call,
+                         .round = inside ? inside->round : 1, .have_held = true };
+    if (!ftc_holdings_init(&kept.held, comm->size))
         return ftc_fail(MPI_ERR_NO_MEM, "ftc_allreduce: out of memory");
-    ftc_holdings_copy(&s.held, &ft->saved_held);
-    const int rc = run_round(&s, a->tag_base);
-    ftc_holdings_destroy(&s.held);
+    ftc_holdings_copy(&kept.held, &m->kept[comm->rank]);
+    const int rc = run_round(&kept, m);
+    ftc_holdings_destroy(&kept.held);
     return rc;
 }
 
-/* ---- entry points ------------------------------------------------------------------- */
-
-int ftc_ft_recover(ftc_ft_call *c)
+int ftc_allreduce_round(ftc_comm_t comm, void *call, const ftc_ft_meeting *m)
 {
-    for (;;) {
-        c->round++;
+    ftc_ft_call *c = call;
+    if (c) {
+        c->round = (int)(m->epoch - c->epoch_before);
         c->step = 0;
-        ftc_ft_die_if_injected(c, FTC_INJECT_RECOVERY);
-        agreement a;
-        int rc = agree(c->comm, true, c->number, &a);
-        if (rc != MPI_SUCCESS)
-            return rc;
-        if (a.inconsistent)
-            return ftc_fail(MPI_ERR_OTHER, "ftc_allreduce: call %ld: other ranks are in another "
-                            "ftcoll call on this communicator (ftc_comm_free or a different "
-                            "collective): every rank must make the same calls", c->number);
-        if (a.mixed && !a.older) {
-            rc = serve_saved(c->comm, c->number - 1, &a, c->round);
-            if (rc != MPI_SUCCESS && rc != FTC_DETECTED)
-                return rc;
-            continue;   /* the ranks served join this call at their next entry */
-        }
-        rc = run_round(c, a.tag_base);
-        if (rc == MPI_SUCCESS) {
-            c->late = a.mixed;
-            c->comm->ft.agree_at_entry = a.mixed;   /* the others wait in an agreement */
-            return MPI_SUCCESS;
-        }
-        if (rc != FTC_DETECTED)
-            return rc;
+        ftc_ft_die_if_injected(c, FTC_INJECT_RECOVERY, NULL);
     }
-}
-
-static int settle_rounds(ftc_comm_t comm)
-{
-    for (int round = 1;; round++) {
-        agreement a;
-        const long next = comm->ft.calls + 1;
-        int rc = agree(comm, false, next, &a);
-        if (rc != MPI_SUCCESS)
-            return rc;
-        if (a.inconsistent || (a.mixed && a.older))
-            return ftc_fail(MPI_ERR_OTHER, "ftcoll: other ranks are inside an ftc_allreduce "
-                            "this rank did not enter: every rank must make the same calls");
-        if (!a.mixed)
-            return MPI_SUCCESS;
-        rc = serve_saved(comm, next - 1, &a, round);
-        if (rc != MPI_SUCCESS && rc != FTC_DETECTED)
-            return rc;
-    }
-}
-
-int ftc_ft_settle(ftc_comm_t comm)
-{
-    const int rc = settle_rounds(comm);
-    ftc_ft_unwatch(comm);   /* a round served may have posted the sentinel */
-    return rc;
+    if (m->decision.role == FTC_ROLE_SERVE)
+        return serve_kept(comm, c, m);
+    if (!c || c->number != m->decision.call)
+        return ftc_fail(MPI_ERR_INTERN, "ftc_allreduce: a round for call %ld reached a rank "
+                        "not inside it", m->decision.call);
+    return run_round(c, m);
 }

@@ -31,7 +31,7 @@
 
 #include <stdbool.h>
 
-#include "holdings.h"
+#include "../ft/holdings.h"
 
 typedef enum {
     FTC_PLAN_OK = 0,

@@ -24,7 +24,7 @@
 #include <stdbool.h>
 
 #include "../schedule.h"
-#include "holdings.h"
+#include "../ft/holdings.h"
 
 /* The actives among n participants: the largest power of two <= n. */
 static inline int ftc_rd_actives(int n) { return n > 0 ? 1 << ftc_floor_log2(n) : 0; }

@@ -83,7 +83,7 @@ static int broadcast_over_allreduce(void *buf, int count, MPI_Datatype type, int
     rc = ftc_ft_allreduce_run(comm, comm->packed, words, MPI_UINT64_T, MPI_BOR, bytes);
     if (rc != MPI_SUCCESS)
         return rc;
-    if (!ftc_holdings_has(&comm->ft.report_held, root))
+    if (!ftc_allreduce_result_includes(comm, root))
         return ftc_fail(MPIX_ERR_PROC_FAILED, "ftc_bcast: root %d died before its data "
                                               "reached any survivor", root);
     if (comm->rank == root)

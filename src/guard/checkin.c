@@ -22,6 +22,7 @@
 
 #include "../comm.h"
 #include "../error.h"
+#include "../ft/ft.h"
 #include "../p2p.h"
 #include "abort.h"
 #include "guard.h"
@@ -204,12 +205,13 @@ static int prepare(ftc_comm_t c, checkin *k)
 {
     ftc_guard_state *g = &c->guard;
     k->comm = c;
-    k->live = c->ft.live;
-    k->n = c->ft.nlive;
-    if (g->node_ranks != k->n || g->node_position != c->ft.live_index) {
-        ftc_guard_node_of(c->ft.live_index, k->n, &g->node);   /* O(p) at rank 0: once */
+    k->live = ftc_ft_live_ranks(c->ft);
+    k->n = ftc_ft_live_count(c->ft);
+    const int position = ftc_ft_live_index(c->ft);
+    if (g->node_ranks != k->n || g->node_position != position) {
+        ftc_guard_node_of(position, k->n, &g->node);   /* O(p) at rank 0: once */
         g->node_ranks = k->n;
-        g->node_position = c->ft.live_index;
+        g->node_position = position;
     }
     k->node = &g->node;
     k->arrived = MPI_Wtime();

@@ -14,6 +14,7 @@
 
 #include "../comm.h"
 #include "../error.h"
+#include "../ft/ft.h"
 #include "abort.h"
 
 /* ---- the error class ------------------------------------------------------ */
@@ -239,7 +240,7 @@ static void print_tally(const int *counts, int size)
 
 void ftc_guard_tally(ftc_comm_t c)
 {
-    if (c->ft.nlive != c->size)
+    if (ftc_ft_live_count(c->ft) != c->size)
         return;   /* a gather would need the dead ranks */
     int *counts = c->rank == 0 ? calloc((size_t)c->size, sizeof(int)) : NULL;
     const int mine = c->guard.warnings;

@@ -23,6 +23,7 @@
 #include "../buffer.h"
 #include "../comm.h"
 #include "../error.h"
+#include "../ft/ft.h"
 #include "layer.h"
 
 enum { EXIT_STOPPED = 71 };   /* every rank's exit status after a clean stop */
@@ -65,8 +66,7 @@ static bool errors_are_fatal(MPI_Comm comm)
 
 static int lowest_live_rank(const layer_comm *lc)
 {
-    const ftc_ft_state *ft = &lc->ftc->ft;
-    return ft->live && ft->nlive > 0 ? ft->live[0] : 0;
+    return ftc_ft_live_count(lc->ftc->ft) > 0 ? ftc_ft_live_ranks(lc->ftc->ft)[0] : 0;
 }
 
 /*

@@ -218,19 +218,26 @@ void layer_note_failed(MPI_Comm comm, const int *ranks, int count)
 
 void layer_note_ft_call(layer_comm *lc)
 {
-    const ftc_ft_state *ft = &lc->ftc->ft;
-    if (!ft->have_report)
+    ftc_allreduce_report report;
+    if (ftc_allreduce_last_report(lc->ftc, &report, NULL, NULL) != MPI_SUCCESS)
         return;
-    lc->stats.recovery_rounds += ft->report.recovery_rounds;
-    if (ft->report.failed_in_call == 0)
+    lc->stats.recovery_rounds += report.recovery_rounds;
+    if (report.failed_in_call == 0)
         return;
-    int *failed = malloc(sizeof(int) * (size_t)lc->ftc->size);
-    if (!failed)
+    const int size = lc->ftc->size;
+    int *failed = malloc(sizeof(int) * (size_t)size);
+    int *dead = malloc(sizeof(int) * (size_t)size);
+    if (!failed || !dead
+        || ftc_allreduce_last_report(lc->ftc, &report, NULL, dead) != MPI_SUCCESS) {
+        free(failed);
+        free(dead);
         return;
+    }
     int count = 0;
-    for (int r = 0; r < lc->ftc->size; r++)
-        if (ftc_holdings_has(&ft->report_failed, r))
+    for (int r = 0; r < size; r++)
+        if (dead[r])
             failed[count++] = user_rank_of(lc, r);
+    free(dead);
     layer_note_failed(lc->user, failed, count);
     free(failed);
 }

@@ -8,8 +8,8 @@
  * a failure the survivors' holdings say exactly which contributions still
  * exist somewhere.
  */
-#ifndef FTCOLL_ALLREDUCE_HOLDINGS_H
-#define FTCOLL_ALLREDUCE_HOLDINGS_H
+#ifndef FTCOLL_FT_HOLDINGS_H
+#define FTCOLL_FT_HOLDINGS_H
 
 #include <stdbool.h>
 #include <stdint.h>

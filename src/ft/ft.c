@@ -1,0 +1,386 @@
+/*
+ * The fault-tolerance layer: state, epochs, the sentinel, watched waits,
+ * calls. The survivors' meetings are in meeting.c (ULFM builds).
+ *
+ * The sentinel is a wildcard receive on a twin of the epoch's communicator
+ * (same group, nothing else on it): ULFM fails a pending wildcard receive
+ * on every survivor soon after any rank of the group dies, also on ranks
+ * blocked on a live peer, so every wait that includes it learns of every
+ * failure. On its own communicator it stays posted for the whole epoch
+ * without slowing the matching of the data messages.
+ */
+#include "ft_internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#ifdef FTCOLL_HAVE_ULFM
+#include <mpi-ext.h>
+#endif
+
+#include "../error.h"
+#include "../p2p.h"
+
+/* ---- settings ------------------------------------------------------------- */
+
+int ftc_ft_read_tag_window(int *window)
+{
+    const char *text = getenv("FTCOLL_TAG_WINDOW");
+    *window = FTC_FT_TAG_WINDOW;
+    if (!text || !*text)
+        return MPI_SUCCESS;
+    char *end = NULL;
+    const long value = strtol(text, &end, 10);
+    if (*end != '\0' || value < FTC_FT_TAG_WINDOW_MIN || value > FTC_FT_TAG_WINDOW_MAX)
+        return ftc_fail(MPI_ERR_ARG, "FTCOLL_TAG_WINDOW=\"%s\": expected a number of calls from "
+                        "%d to %d", text, FTC_FT_TAG_WINDOW_MIN, FTC_FT_TAG_WINDOW_MAX);
+    *window = (int)value;
+    return MPI_SUCCESS;
+}
+
+/* ---- the sentinel ------------------------------------------------------------ */
+
+static void post_sentinel(ftc_ft *ft)
+{
+#ifdef FTCOLL_HAVE_ULFM
+    static char nothing;
+    if (ft->watch != MPI_COMM_NULL
+        && MPI_Irecv(&nothing, 0, MPI_BYTE, MPI_ANY_SOURCE, FTC_TAG_SENTINEL, ft->watch,
+                     &ft->sentinel) != MPI_SUCCESS)
+        ft->sentinel = MPI_REQUEST_NULL;
+#else
+    (void)ft;
+#endif
+}
+
+/* A fired sentinel stays pending until the failure is acknowledged on its
+ * communicator; only then can it be cancelled. */
+static void retire_sentinel(ftc_ft *ft)
+{
+    if (ft->sentinel == MPI_REQUEST_NULL)
+        return;
+#ifdef FTCOLL_HAVE_ULFM
+    int acked = 0;
+    MPIX_Comm_ack_failed(ft->watch, ft->size, &acked);
+#endif
+    MPI_Cancel(&ft->sentinel);
+    if (MPI_Wait(&ft->sentinel, MPI_STATUS_IGNORE) != MPI_SUCCESS
+        && ft->sentinel != MPI_REQUEST_NULL)
+        MPI_Request_free(&ft->sentinel);
+    ft->sentinel = MPI_REQUEST_NULL;
+}
+
+MPI_Request *ftc_ft_sentinel(ftc_ft *ft)
+{
+    return ft->sentinel == MPI_REQUEST_NULL ? NULL : &ft->sentinel;
+}
+
+/* ---- epochs -------------------------------------------------------------------- */
+
+static int retire(ftc_ft *ft, MPI_Comm comm)
+{
+    if (comm == MPI_COMM_NULL || comm == ft->base)
+        return MPI_SUCCESS;
+    if (ft->nretired == ft->retired_capacity) {
+        const int capacity = ft->retired_capacity ? 2 * ft->retired_capacity : 8;
+        MPI_Comm *grown = realloc(ft->retired, sizeof(MPI_Comm) * (size_t)capacity);
+        if (!grown) {
+            PMPI_Comm_free(&comm);   /* better freed early than kept without a place */
+            return ftc_fail(MPI_ERR_NO_MEM, "ftcoll: out of memory");
+        }
+        ft->retired = grown;
+        ft->retired_capacity = capacity;
+    }
+    ft->retired[ft->nretired++] = comm;
+    return MPI_SUCCESS;
+}
+
+static void update_live(ftc_ft *ft)
+{
+    ft->nlive = 0;
+    ftc_holdings_clear(&ft->live_held);
+    for (int r = 0; r < ft->size; r++) {
+        ft->alive[r] = ft->epoch_rank[r] >= 0;
+        if (!ft->alive[r])
+            continue;
+        if (r == ft->rank)
+            ft->live_index = ft->nlive;
+        ft->live[ft->nlive++] = r;
+        ftc_holdings_add(&ft->live_held, r);
+    }
+}
+
+static int map_ranks(ftc_ft *ft, MPI_Comm comm)
+{
+    MPI_Group base = MPI_GROUP_NULL, epoch = MPI_GROUP_NULL;
+    int *all = malloc(sizeof(int) * (size_t)ft->size);
+    int rc = all ? MPI_Comm_group(ft->base, &base) : MPI_ERR_NO_MEM;
+    if (rc == MPI_SUCCESS)
+        rc = MPI_Comm_group(comm, &epoch);
+    for (int r = 0; rc == MPI_SUCCESS && r < ft->size; r++)
+        all[r] = r;
+    if (rc == MPI_SUCCESS)
+        rc = MPI_Group_translate_ranks(base, ft->size, all, epoch, ft->epoch_rank);
+    for (int r = 0; rc == MPI_SUCCESS && r < ft->size; r++)
+        if (ft->epoch_rank[r] == MPI_UNDEFINED)
+            ft->epoch_rank[r] = -1;
+    if (base != MPI_GROUP_NULL)
+        MPI_Group_free(&base);
+    if (epoch != MPI_GROUP_NULL)
+        MPI_Group_free(&epoch);
+    free(all);
+    return rc == MPI_SUCCESS ? MPI_SUCCESS : ftc_fail_mpi(rc, "ftcoll: mapping the survivors");
+}
+
+int ftc_ft_install_epoch(ftc_ft *ft, MPI_Comm comm, MPI_Comm watch)
+{
+    retire_sentinel(ft);
+    int rc = retire(ft, ft->comm);
+    const int watch_rc = retire(ft, ft->watch);
+    rc = rc != MPI_SUCCESS ? rc : watch_rc;
+    ft->comm = comm;
+    ft->watch = watch;
+    MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+    if (watch != MPI_COMM_NULL)
+        MPI_Comm_set_errhandler(watch, MPI_ERRORS_RETURN);
+    const int map_rc = map_ranks(ft, comm);
+    rc = rc != MPI_SUCCESS ? rc : map_rc;
+    update_live(ft);
+    post_sentinel(ft);
+    return rc;
+}
+
+MPI_Comm ftc_ft_epoch_comm(const ftc_ft *ft) { return ft->comm; }
+int ftc_ft_epoch_rank(const ftc_ft *ft, int rank) { return ft->epoch_rank[rank]; }
+long ftc_ft_epoch(const ftc_ft *ft) { return ft->epoch; }
+
+int ftc_ft_call_tag(const ftc_ft *ft, long number)
+{
+    return FTC_TAG_ALLREDUCE_BASE + (int)(number % ft->tag_window);
+}
+
+/* ---- life -------------------------------------------------------------------------- */
+
+static int make_twin(MPI_Comm comm, MPI_Comm *watch)
+{
+    *watch = MPI_COMM_NULL;
+#ifdef FTCOLL_HAVE_ULFM
+    const int rc = MPI_Comm_dup(comm, watch);
+    if (rc != MPI_SUCCESS) {
+        *watch = MPI_COMM_NULL;
+        return ftc_fail_mpi(rc, "ftc_comm_create: duplicating the communicator failed");
+    }
+#else
+    (void)comm;
+#endif
+    return MPI_SUCCESS;
+}
+
+int ftc_ft_create(ftc_comm_t comm, int tag_window, ftc_ft **out)
+{
+    *out = NULL;
+    ftc_ft *ft = calloc(1, sizeof(*ft));
+    if (!ft)
+        return ftc_fail(MPI_ERR_NO_MEM, "ftc_comm_create: out of memory");
+    *ft = (ftc_ft){ .rank = comm->rank, .size = comm->size, .base = comm->comm,
+                    .tag_window = tag_window, .comm = MPI_COMM_NULL, .watch = MPI_COMM_NULL,
+                    .sentinel = MPI_REQUEST_NULL };
+    ft->alive = malloc(sizeof(bool) * (size_t)ft->size);
+    ft->live = malloc(sizeof(int) * (size_t)ft->size);
+    ft->epoch_rank = malloc(sizeof(int) * (size_t)ft->size);
+    bool ok = ft->alive && ft->live && ft->epoch_rank;
+    ok = ftc_holdings_init(&ft->live_held, ft->size) && ok;
+    ok = ftc_holdings_init(&ft->kept_held, ft->size) && ok;
+    int rc = ok ? MPI_SUCCESS : ftc_fail(MPI_ERR_NO_MEM, "ftc_comm_create: out of memory");
+    MPI_Comm watch = MPI_COMM_NULL;
+    if (rc == MPI_SUCCESS)
+        rc = make_twin(comm->comm, &watch);
+    if (rc == MPI_SUCCESS)
+        rc = ftc_ft_install_epoch(ft, comm->comm, watch);
+    if (rc != MPI_SUCCESS) {
+        ftc_ft_destroy(&ft);
+        return rc;
+    }
+    *out = ft;
+    return MPI_SUCCESS;
+}
+
+void ftc_ft_destroy(ftc_ft **handle)
+{
+    ftc_ft *ft = *handle;
+    if (!ft)
+        return;
+    retire_sentinel(ft);
+    retire(ft, ft->comm);
+    retire(ft, ft->watch);
+    for (int i = 0; i < ft->nretired; i++)
+        PMPI_Comm_free(&ft->retired[i]);
+    free(ft->retired);
+    free(ft->alive);
+    free(ft->live);
+    free(ft->epoch_rank);
+    ftc_holdings_destroy(&ft->live_held);
+    ftc_holdings_destroy(&ft->kept_held);
+    free(ft);
+    *handle = NULL;
+}
+
+void ftc_ft_set_round(ftc_ft *ft, ftc_ft_round round) { ft->round = round; }
+
+/* ---- who is alive --------------------------------------------------------------------- */
+
+int ftc_ft_live_count(const ftc_ft *ft) { return ft->nlive; }
+const int *ftc_ft_live_ranks(const ftc_ft *ft) { return ft->live; }
+int ftc_ft_live_index(const ftc_ft *ft) { return ft->live_index; }
+const ftc_holdings *ftc_ft_live_set(const ftc_ft *ft) { return &ft->live_held; }
+bool ftc_ft_is_alive(const ftc_ft *ft, int rank) { return ft->alive[rank]; }
+
+/* ---- calls ------------------------------------------------------------------------------- */
+
+long ftc_ft_begin_call(ftc_ft *ft)
+{
+    ft->skip_settle_before = 0;
+    return ++ft->calls;
+}
+
+long ftc_ft_calls(const ftc_ft *ft) { return ft->calls; }
+
+void ftc_ft_end_call(ftc_ft *ft, long number, const ftc_holdings *held)
+{
+    ft->kept_call = number;
+    ftc_holdings_copy(&ft->kept_held, held);
+}
+
+bool ftc_ft_owes_meeting(const ftc_ft *ft) { return ft->owes_meeting; }
+
+/* ---- waiting ------------------------------------------------------------------------------- */
+
+int ftc_ft_failed_class(void)
+{
+#ifdef FTCOLL_HAVE_ULFM
+    return MPIX_ERR_PROC_FAILED;
+#else
+    return MPI_ERR_OTHER;
+#endif
+}
+
+bool ftc_ft_is_process_failure(int rc)
+{
+#ifdef FTCOLL_HAVE_ULFM
+    int error_class = rc;
+    MPI_Error_class(rc, &error_class);
+    return error_class == MPIX_ERR_PROC_FAILED || error_class == MPIX_ERR_PROC_FAILED_PENDING
+        || error_class == MPIX_ERR_REVOKED;
+#else
+    (void)rc;
+    return false;
+#endif
+}
+
+/*
+ * What a stopped wait leaves in flight: a receive is cancelled (it must
+ * not write into the buffer later); a send is released. Its buffer stays
+ * untouched until the survivors have met, and by then every receive of
+ * this epoch has completed or been cancelled, and no rank posts another
+ * on it: nobody can read the buffer after it changes.
+ */
+void ftc_ft_abandon(MPI_Request *requests, const int *expected, int n)
+{
+    for (int i = 0; i < n; i++) {
+        if (requests[i] == MPI_REQUEST_NULL)
+            continue;
+        if (expected && expected[i] >= 0) {
+            MPI_Cancel(&requests[i]);
+            MPI_Wait(&requests[i], MPI_STATUS_IGNORE);
+        } else {
+            MPI_Request_free(&requests[i]);
+        }
+        requests[i] = MPI_REQUEST_NULL;
+    }
+}
+
+static int check_size(const MPI_Status *status, int expected)
+{
+    int got = 0;
+    MPI_Get_count(status, MPI_BYTE, &got);
+    return got == expected ? MPI_SUCCESS : MPI_ERR_TRUNCATE;
+}
+
+int ftc_ft_wait(ftc_ft *ft, MPI_Request *requests, const int *expected, int n)
+{
+    MPI_Request all[FTC_FT_MAX_WAIT + 1];
+    int pending = 0;
+    for (int i = 0; i < n; i++) {
+        all[i] = requests[i];
+        pending += requests[i] != MPI_REQUEST_NULL;
+    }
+    all[n] = ft->sentinel;
+    int rc = MPI_SUCCESS;
+    while (pending > 0 && rc == MPI_SUCCESS) {
+        int index = MPI_UNDEFINED;
+        MPI_Status status;
+        rc = MPI_Waitany(n + 1, all, &index, &status);
+        if (rc == MPI_SUCCESS && index == n)
+            rc = MPI_ERR_INTERN;   /* a message on the sentinel's private communicator */
+        else if (rc == MPI_SUCCESS && index == MPI_UNDEFINED)
+            break;
+        else if (rc == MPI_SUCCESS && expected && expected[index] >= 0)
+            rc = check_size(&status, expected[index]);
+        pending--;
+    }
+    memcpy(requests, all, sizeof(MPI_Request) * (size_t)n);
+    ft->sentinel = all[n];
+    if (rc == MPI_SUCCESS)
+        return MPI_SUCCESS;
+    ftc_ft_abandon(requests, expected, n);
+    return ftc_ft_is_process_failure(rc) ? FTC_DETECTED : rc;
+}
+
+/* ---- without ULFM, no rank outlives a partner: nobody to meet ------------------------------ */
+
+#ifndef FTCOLL_HAVE_ULFM
+int ftc_ft_meet(ftc_comm_t comm, ftc_ft_place place, const ftc_holdings *held, void *call,
+                ftc_ft_decision *decision)
+{
+    (void)comm, (void)place, (void)held, (void)call, (void)decision;
+    return ftc_fail(MPI_ERR_INTERN, "ftcoll: a failure was detected without ULFM");
+}
+
+int ftc_ft_settle(ftc_comm_t comm, bool leaving, const char *who)
+{
+    (void)comm, (void)leaving, (void)who;
+    return MPI_SUCCESS;
+}
+
+int ftc_ft_survivors(ftc_comm_t comm, MPI_Comm *survivors)
+{
+    const int rc = MPI_Comm_dup(comm->comm, survivors);
+    return rc == MPI_SUCCESS ? MPI_SUCCESS
+                             : ftc_fail_mpi(rc, "ftc_comm_survivors: MPI_Comm_dup failed");
+}
+#endif
+
+int ftc_ft_require_every_rank(ftc_comm_t comm, const char *who)
+{
+    ftc_ft *ft = comm->ft;
+    if (ft->owes_meeting) {
+        const int rc = ftc_ft_settle(comm, false, who);
+        if (rc != MPI_SUCCESS)
+            return rc;
+    }
+    if (ft->nlive == ft->size)
+        return MPI_SUCCESS;
+    return ftc_fail(ftc_ft_failed_class(), "%s: %d of the communicator's %d ranks failed and "
+                    "this collective needs every rank: ftc_comm_survivors gives a "
+                    "communicator of the others", who, ft->size - ft->nlive, ft->size);
+}
+
+int ftc_ft_interrupted(ftc_comm_t comm, const char *who)
+{
+    const int rc = ftc_ft_settle(comm, false, who);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    return ftc_fail(ftc_ft_failed_class(), "%s: a rank failed during the call; %d of the "
+                    "communicator's %d ranks are alive: ftc_comm_survivors gives a "
+                    "communicator of them", who, comm->ft->nlive, comm->ft->size);
+}

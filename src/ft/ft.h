@@ -1,0 +1,160 @@
+/*
+ * The fault-tolerance layer every collective stands on: which ranks are
+ * alive, the failure sentinel, watched waits, call numbers, and the
+ * survivors' meetings that end each failure epoch. Collectives, the guard
+ * and the PMPI layer reach it through this header only. With ULFM a
+ * failure is survived; without it (MPICH) the layer only counts calls and
+ * waits plainly. Design and correctness argument: docs/ft-allreduce.md.
+ *
+ *   epoch 0      the ftcoll communicator itself, every rank alive
+ *   failure      the sentinel (a wildcard receive on a twin communicator
+ *                of the same group, nobody sends to it) fails on every
+ *                survivor: each wait that includes it stops, cancels its
+ *                receives and releases its sends, and its caller meets
+ *   meeting      MPIX_Comm_shrink: epoch e + 1 is a new communicator of
+ *                the survivors, so nothing sent in epoch e can ever be
+ *                matched again; the survivors exchange where they are
+ *                (which call, what their value holds), reconcile
+ *                (reconcile.h), run the round the collective registered,
+ *                and agree that everyone finished it, or meet again
+ */
+#ifndef FTCOLL_FT_FT_H
+#define FTCOLL_FT_FT_H
+
+#include <stdbool.h>
+
+#include <mpi.h>
+
+#include "../comm.h"
+#include "holdings.h"
+#include "reconcile.h"
+
+/* Internal result: a process failure was detected; the caller meets. */
+enum { FTC_DETECTED = -1 };
+
+/* Waits are over at most this many requests besides the sentinel. */
+enum { FTC_FT_MAX_WAIT = 4 };
+
+/* Calls of the tag window: the default, and the bounds of FTCOLL_TAG_WINDOW. */
+enum { FTC_FT_TAG_WINDOW = 8192, FTC_FT_TAG_WINDOW_MIN = 4, FTC_FT_TAG_WINDOW_MAX = 16384 };
+
+typedef struct ftc_ft ftc_ft;
+
+/* ---- the layer's life ---------------------------------------------------- */
+
+/* Made by ftc_comm_create once comm->comm exists; freed by ftc_ft_destroy. */
+int ftc_ft_create(ftc_comm_t comm, int tag_window, ftc_ft **out);
+void ftc_ft_destroy(ftc_ft **ft);
+
+/* FTCOLL_TAG_WINDOW: calls in the tag window (default FTC_FT_TAG_WINDOW). */
+int ftc_ft_read_tag_window(int *window);
+
+/* ---- who is alive (as the survivors last agreed) ------------------------- */
+
+int ftc_ft_live_count(const ftc_ft *ft);
+const int *ftc_ft_live_ranks(const ftc_ft *ft);   /* ascending */
+int ftc_ft_live_index(const ftc_ft *ft);          /* this rank's place in them */
+const ftc_holdings *ftc_ft_live_set(const ftc_ft *ft);
+bool ftc_ft_is_alive(const ftc_ft *ft, int rank);
+
+/* ---- the current epoch ----------------------------------------------------- */
+
+/* Its communicator (the survivors, in rank order) and a rank's place in it. */
+MPI_Comm ftc_ft_epoch_comm(const ftc_ft *ft);
+int ftc_ft_epoch_rank(const ftc_ft *ft, int rank);
+long ftc_ft_epoch(const ftc_ft *ft);
+
+/* The tag of call `number`'s failure-free attempt. */
+int ftc_ft_call_tag(const ftc_ft *ft, long number);
+
+/*
+ * The sentinel, for waits of the caller's own (ftc_schedule_run): a
+ * request that only fails, on every survivor, once a rank of the epoch
+ * died. NULL without ULFM.
+ */
+MPI_Request *ftc_ft_sentinel(ftc_ft *ft);
+
+/*
+ * Waits for up to FTC_FT_MAX_WAIT requests (null ones allowed) and the
+ * sentinel. A process failure (of a peer, or the sentinel's) cancels the
+ * receives, releases the sends and returns FTC_DETECTED; other errors come
+ * back as MPI error codes. A receive is checked to have brought exactly
+ * expected[i] bytes (expected: NULL, or -1 for sends): MPI_ERR_TRUNCATE.
+ */
+int ftc_ft_wait(ftc_ft *ft, MPI_Request *requests, const int *expected, int n);
+
+/* Cancels the receives (expected[i] >= 0) and releases the sends of a
+ * transfer stopped before its wait, as ftc_ft_wait does on a failure. */
+void ftc_ft_abandon(MPI_Request *requests, const int *expected, int n);
+
+/* MPIX_ERR_PROC_FAILED with ULFM, MPI_ERR_OTHER without. */
+int ftc_ft_failed_class(void);
+bool ftc_ft_is_process_failure(int rc);
+
+/* ---- calls ------------------------------------------------------------------ */
+
+/* Starts the next call of the communicator's fault-tolerant engine; its number. */
+long ftc_ft_begin_call(ftc_ft *ft);
+long ftc_ft_calls(const ftc_ft *ft);
+
+/* The call completed here with result holdings S (kept for late ranks). */
+void ftc_ft_end_call(ftc_ft *ft, long number, const ftc_holdings *held);
+
+/*
+ * True when survivors wait in a meeting for this rank (it returned from a
+ * meeting that let it go first): its next entry must meet before anything.
+ */
+bool ftc_ft_owes_meeting(const ftc_ft *ft);
+
+/* ---- meetings --------------------------------------------------------------- */
+
+/* What every survivor learned in a meeting. */
+typedef struct {
+    long epoch;
+    int n;                      /* participants: the epoch's ranks */
+    const int *ranks;           /* participant -> rank */
+    const ftc_ft_presence *where;   /* per participant */
+    const ftc_holdings *held;   /* per rank: what its value of its call holds */
+    const ftc_holdings *kept;   /* per rank: S of the last call it completed */
+    ftc_ft_decision decision;   /* this rank's part */
+} ftc_ft_meeting;
+
+/*
+ * The round a collective runs in a meeting whose decision has one
+ * (decision.role != FTC_ROLE_NONE). `call` is the caller's state passed to
+ * ftc_ft_meet (NULL when settling outside any call). Returns MPI_SUCCESS,
+ * FTC_DETECTED, or an error.
+ */
+typedef int (*ftc_ft_round)(ftc_comm_t comm, void *call, const ftc_ft_meeting *meeting);
+
+void ftc_ft_set_round(ftc_ft *ft, ftc_ft_round round);
+
+/*
+ * Meets the survivors until a meeting every one of them finished: on
+ * return *decision says what this rank does next (return, or an error
+ * every survivor got alike). `held` is what this rank's value of its call
+ * holds (FTC_AT_CALL). Collective over the survivors.
+ */
+int ftc_ft_meet(ftc_comm_t comm, ftc_ft_place place, const ftc_holdings *held, void *call,
+                ftc_ft_decision *decision);
+
+/*
+ * Outside any call (ftc_comm_free, ftc_comm_survivors, a collective a
+ * failure interrupted, an owed meeting): meets the survivors, serving
+ * ranks still in an earlier call, so nobody is left waiting. `leaving`:
+ * no further call will follow on this communicator. A no-op without ULFM.
+ */
+int ftc_ft_settle(ftc_comm_t comm, bool leaving, const char *who);
+
+/* For collectives that need every rank: an owed meeting first, then
+ * MPIX_ERR_PROC_FAILED (with ULFM) if any rank has failed. */
+int ftc_ft_require_every_rank(ftc_comm_t comm, const char *who);
+
+/* A collective that needs every rank saw a process failure mid-call:
+ * settles with the survivors, then MPIX_ERR_PROC_FAILED. */
+int ftc_ft_interrupted(ftc_comm_t comm, const char *who);
+
+/* MPIX_Comm_shrink of the current epoch (after settling), or a duplicate. */
+int ftc_ft_survivors(ftc_comm_t comm, MPI_Comm *survivors);
+
+#endif

@@ -1,0 +1,44 @@
+/* The fault-tolerance layer's state: shared by ft.c and meeting.c only. */
+#ifndef FTCOLL_FT_INTERNAL_H
+#define FTCOLL_FT_INTERNAL_H
+
+#include "ft.h"
+
+struct ftc_ft {
+    int rank, size;             /* in the ftcoll communicator */
+    MPI_Comm base;              /* the ftcoll communicator's (epoch 0's; not owned) */
+    int tag_window;
+    ftc_ft_round round;         /* the collective's recovery round */
+
+    /* the current epoch: a communicator of the ranks alive at its start */
+    long epoch;
+    MPI_Comm comm;              /* the data communicator */
+    MPI_Comm watch;             /* same group, carries only the sentinel */
+    MPI_Request sentinel;
+    int *epoch_rank;            /* per rank: its rank in `comm`, -1 if not in it */
+    MPI_Comm *retired;          /* earlier epochs' communicators, freed at the end:
+                                 * their numbers are not reused while messages a
+                                 * failure stranded on them may still arrive */
+    int nretired, retired_capacity;
+
+    /* the live ranks, as the survivors last agreed */
+    bool *alive;
+    int *live;
+    int nlive;
+    int live_index;
+    ftc_holdings live_held;
+
+    /* calls */
+    long calls;                 /* calls begun: the number of the current or last */
+    long kept_call;             /* the last call completed here; 0: none */
+    ftc_holdings kept_held;     /* its S */
+    bool owes_meeting;
+    long skip_settle_before;    /* settling before this call meets nobody: the
+                                 * others left that settling already */
+};
+
+/* Makes `comm` (and its twin `watch`) the current epoch; the previous
+ * epoch's communicators are retired. */
+int ftc_ft_install_epoch(ftc_ft *ft, MPI_Comm comm, MPI_Comm watch);
+
+#endif

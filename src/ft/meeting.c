@@ -1,0 +1,303 @@
+/*
+ * The survivors' meetings (ULFM). One meeting:
+ *
+ *   shrink     MPIX_Comm_shrink of the epoch's communicator, then of the
+ *              result for the sentinel's twin: epoch e + 1. Nothing sent
+ *              in epoch e is ever matched again: a message a failure
+ *              stranded there cannot reach a later receive, whatever the
+ *              tags, and every receive of epoch e completed or was
+ *              cancelled before its rank came here, so a send released
+ *              there reads no buffer after this
+ *   records    every survivor's place (inside call v, between calls,
+ *              leaving), the last call it completed, what its value
+ *              holds and what that call's result held (Bruck allgather,
+ *              log2 n steps, the epoch checked in every record)
+ *   reconcile  the same decision everywhere (reconcile.h)
+ *   round      the collective's round (a recovery, or serving a kept
+ *              result to late ranks), if the decision has one
+ *   agree      MPIX_Comm_agree of "I finished": everyone did, and each
+ *              goes on as decided; or someone did not (a rank died in
+ *              the meeting), and all meet again, holdings as they are
+ *
+ * The agreement makes a meeting all-or-nothing: no survivor leaves one
+ * that another must repeat. Cost: two shrinks, log2 n record exchanges
+ * and one agreement, only after a failure or when settling.
+ */
+#include "ft_internal.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <mpi-ext.h>
+
+#include "../error.h"
+#include "../p2p.h"
+
+enum { SHRINK_ATTEMPTS = 100 };
+enum { FLAG_FINISHED = 1, FLAG_NO_ERROR = 2 };
+enum { REC_EPOCH, REC_PLACE, REC_CALL, REC_KEPT, REC_HEADER };   /* then two holdings */
+
+/* A meeting's working memory. */
+typedef struct {
+    int n, words, record;        /* participants, words per holdings, words per record */
+    uint64_t *mine, *all;        /* records: this rank's, everyone's in epoch order */
+    ftc_ft_presence *where;      /* per participant */
+    ftc_holdings *held, *kept;   /* per rank */
+} meeting_memory;
+
+/* ---- a new epoch ---------------------------------------------------------------- */
+
+static int shrink(MPI_Comm from, MPI_Comm *to)
+{
+    for (int attempt = 0; attempt < SHRINK_ATTEMPTS; attempt++) {
+        const int rc = MPIX_Comm_shrink(from, to);
+        if (rc == MPI_SUCCESS)
+            return MPI_SUCCESS;
+        if (!ftc_ft_is_process_failure(rc))
+            return ftc_fail_mpi(rc, "ftcoll: MPIX_Comm_shrink failed");
+    }
+    return ftc_fail(MPIX_ERR_PROC_FAILED, "ftcoll: MPIX_Comm_shrink failed %d times",
+                    SHRINK_ATTEMPTS);
+}
+
+static int comm_size(MPI_Comm comm)
+{
+    int size = 0;
+    MPI_Comm_size(comm, &size);
+    return size;
+}
+
+/* The twin is made from the new communicator; if a rank died in between,
+ * the two groups differ (on every rank alike, as shrinks agree) and the
+ * epoch is made again from the smaller. */
+static int next_epoch(ftc_ft *ft)
+{
+    for (;;) {
+        MPI_Comm data = MPI_COMM_NULL, watch = MPI_COMM_NULL;
+        int rc = shrink(ft->comm, &data);
+        if (rc == MPI_SUCCESS)
+            rc = shrink(data, &watch);
+        if (rc != MPI_SUCCESS) {
+            if (data != MPI_COMM_NULL)
+                PMPI_Comm_free(&data);
+            return rc;
+        }
+        ft->epoch++;
+        const bool same_group = comm_size(data) == comm_size(watch);
+        rc = ftc_ft_install_epoch(ft, data, watch);
+        if (rc != MPI_SUCCESS || same_group)
+            return rc;
+    }
+}
+
+/* ---- records -------------------------------------------------------------------------- */
+
+static void write_record(const ftc_ft *ft, const meeting_memory *m, ftc_ft_place place,
+                         const ftc_holdings *held)
+{
+    uint64_t *r = m->mine;
+    r[REC_EPOCH] = (uint64_t)ft->epoch;
+    r[REC_PLACE] = (uint64_t)place;
+    r[REC_CALL] = (uint64_t)(place == FTC_AT_CALL ? ft->calls : ft->calls + 1);
+    r[REC_KEPT] = (uint64_t)ft->kept_call;
+    memset(r + REC_HEADER, 0, sizeof(uint64_t) * (size_t)m->words);
+    if (held)
+        memcpy(r + REC_HEADER, held->words, sizeof(uint64_t) * (size_t)m->words);
+    memcpy(r + REC_HEADER + m->words, ft->kept_held.words, sizeof(uint64_t) * (size_t)m->words);
+}
+
+/*
+ * Bruck allgather of fixed-size records over the epoch: at distance
+ * d = 1, 2, 4, ... each sends the records it has (up to d) to the rank d
+ * before it and receives as many from the rank d after it. Records are
+ * kept rotated (slot j: epoch rank me + j) and put in order at the end.
+ */
+static int exchange_records(ftc_ft *ft, meeting_memory *m)
+{
+    const int n = m->n, me = ft->live_index, words = m->record;
+    uint64_t *rotated = malloc(sizeof(uint64_t) * (size_t)n * (size_t)words);
+    if (!rotated)
+        return ftc_fail(MPI_ERR_NO_MEM, "ftcoll: out of memory");
+    memcpy(rotated, m->mine, sizeof(uint64_t) * (size_t)words);
+    int rc = MPI_SUCCESS;
+    for (int d = 1; d < n && rc == MPI_SUCCESS; d *= 2) {
+        const int records = d < n - d ? d : n - d;
+        const int count = records * words;
+        MPI_Request r[2] = { MPI_REQUEST_NULL, MPI_REQUEST_NULL };
+        const int expected[2] = { count * (int)sizeof(uint64_t), -1 };
+        rc = MPI_Irecv(rotated + (size_t)d * (size_t)words, count, MPI_UINT64_T, (me + d) % n,
+                       FTC_TAG_FT_RECORDS, ft->comm, &r[0]);
+        if (rc == MPI_SUCCESS)
+            rc = MPI_Isend(rotated, count, MPI_UINT64_T, (me - d + n) % n, FTC_TAG_FT_RECORDS,
+                           ft->comm, &r[1]);
+        if (rc == MPI_SUCCESS) {
+            rc = ftc_ft_wait(ft, r, expected, 2);
+        } else {
+            ftc_ft_abandon(r, expected, 2);
+            rc = ftc_ft_is_process_failure(rc) ? FTC_DETECTED : rc;
+        }
+    }
+    for (int j = 0; rc == MPI_SUCCESS && j < n; j++)
+        memcpy(m->all + (size_t)((me + j) % n) * (size_t)words,
+               rotated + (size_t)j * (size_t)words, sizeof(uint64_t) * (size_t)words);
+    free(rotated);
+    if (rc != MPI_SUCCESS && rc != FTC_DETECTED)
+        return ftc_fail_mpi(rc, "ftcoll: exchanging where the survivors are");
+    return rc;
+}
+
+static int read_records(const ftc_ft *ft, meeting_memory *m)
+{
+    for (int i = 0; i < m->n; i++) {
+        const uint64_t *r = m->all + (size_t)i * (size_t)m->record;
+        const int rank = ft->live[i];
+        if (r[REC_EPOCH] != (uint64_t)ft->epoch || r[REC_PLACE] > FTC_LEAVING)
+            return ftc_fail(MPI_ERR_INTERN, "ftcoll: rank %d's record is of epoch %llu, this "
+                            "rank's of %ld", rank, (unsigned long long)r[REC_EPOCH], ft->epoch);
+        m->where[i] = (ftc_ft_presence){ .place = (int)r[REC_PLACE], .call = (long)r[REC_CALL],
+                                         .kept = (long)r[REC_KEPT] };
+        memcpy(m->held[rank].words, r + REC_HEADER, sizeof(uint64_t) * (size_t)m->words);
+        memcpy(m->kept[rank].words, r + REC_HEADER + m->words,
+               sizeof(uint64_t) * (size_t)m->words);
+    }
+    return MPI_SUCCESS;
+}
+
+static void release_memory(meeting_memory *m, int size)
+{
+    for (int r = 0; r < size; r++) {
+        if (m->held)
+            ftc_holdings_destroy(&m->held[r]);
+        if (m->kept)
+            ftc_holdings_destroy(&m->kept[r]);
+    }
+    free(m->held);
+    free(m->kept);
+    free(m->where);
+    free(m->mine);
+    free(m->all);
+    memset(m, 0, sizeof(*m));
+}
+
+static int allocate_memory(const ftc_ft *ft, meeting_memory *m)
+{
+    m->n = ft->nlive;
+    m->words = ftc_holdings_words(ft->size);
+    m->record = REC_HEADER + 2 * m->words;
+    m->mine = malloc(sizeof(uint64_t) * (size_t)m->record);
+    m->all = malloc(sizeof(uint64_t) * (size_t)m->record * (size_t)m->n);
+    m->where = malloc(sizeof(ftc_ft_presence) * (size_t)m->n);
+    m->held = calloc((size_t)ft->size, sizeof(ftc_holdings));
+    m->kept = calloc((size_t)ft->size, sizeof(ftc_holdings));
+    bool ok = m->mine && m->all && m->where && m->held && m->kept;
+    for (int r = 0; ok && r < ft->size; r++)
+        ok = ftc_holdings_init(&m->held[r], ft->size) && ftc_holdings_init(&m->kept[r], ft->size);
+    return ok ? MPI_SUCCESS : ftc_fail(MPI_ERR_NO_MEM, "ftcoll: out of memory");
+}
+
+/* ---- one meeting --------------------------------------------------------------------------- */
+
+/* Records, decision and round of one epoch: MPI_SUCCESS when this rank
+ * finished its part, FTC_DETECTED when a failure stopped it. */
+static int hold_meeting(ftc_comm_t comm, ftc_ft_place place, const ftc_holdings *held,
+                        void *call, ftc_ft_decision *decision)
+{
+    ftc_ft *ft = comm->ft;
+    meeting_memory m = { 0 };
+    int rc = allocate_memory(ft, &m);
+    if (rc == MPI_SUCCESS) {
+        write_record(ft, &m, place, held);
+        rc = exchange_records(ft, &m);
+    }
+    if (rc == MPI_SUCCESS)
+        rc = read_records(ft, &m);
+    if (rc == MPI_SUCCESS)
+        ftc_ft_reconcile(m.n, m.where, ft->live_index, decision);
+    if (rc == MPI_SUCCESS && decision->round && decision->next != FTC_NEXT_ERROR) {
+        const ftc_ft_meeting meeting = { .epoch = ft->epoch, .n = m.n, .ranks = ft->live,
+                                         .where = m.where, .held = m.held, .kept = m.kept,
+                                         .decision = *decision };
+        rc = ft->round ? ft->round(comm, call, &meeting)
+                       : ftc_fail(MPI_ERR_INTERN, "ftcoll: no recovery round registered");
+    }
+    release_memory(&m, ft->size);
+    return rc;
+}
+
+/* Everyone finished the meeting (FLAG_FINISHED), and nobody hit an error
+ * of its own (FLAG_NO_ERROR): the agreed AND, the same on every survivor. */
+static int agree_on_outcome(ftc_ft *ft, int rc, int *flag)
+{
+    *flag = (rc == MPI_SUCCESS ? FLAG_FINISHED : 0) | (rc == FTC_DETECTED || rc == MPI_SUCCESS
+                                                          ? FLAG_NO_ERROR : 0);
+    const int agree_rc = MPIX_Comm_agree(ft->comm, flag);
+    if (agree_rc != MPI_SUCCESS && !ftc_ft_is_process_failure(agree_rc))
+        return ftc_fail_mpi(agree_rc, "ftcoll: MPIX_Comm_agree failed");
+    return MPI_SUCCESS;   /* a failure during the agreement leaves the flag agreed */
+}
+
+static int leave(ftc_ft *ft, const ftc_ft_decision *d)
+{
+    if (d->next == FTC_NEXT_ERROR)
+        return ftc_fail(MPI_ERR_OTHER, "ftcoll: the survivors are in calls that do not match "
+                        "(%s): every rank must make the same calls on a communicator", d->why);
+    ft->owes_meeting = d->owes_meeting;
+    if (d->others_left)
+        ft->skip_settle_before = d->call + 1;
+    return MPI_SUCCESS;
+}
+
+int ftc_ft_meet(ftc_comm_t comm, ftc_ft_place place, const ftc_holdings *held, void *call,
+                ftc_ft_decision *decision)
+{
+    ftc_ft *ft = comm->ft;
+    ft->owes_meeting = false;
+    for (;;) {
+        int rc = next_epoch(ft);
+        if (rc != MPI_SUCCESS)
+            return rc;
+        *decision = (ftc_ft_decision){ 0 };
+        const int met = hold_meeting(comm, place, held, call, decision);
+        char why[400] = "";
+        if (met != MPI_SUCCESS && met != FTC_DETECTED)
+            snprintf(why, sizeof(why), "%s", ftc_error_message());
+        int flag = 0;
+        rc = agree_on_outcome(ft, met, &flag);
+        if (rc != MPI_SUCCESS)
+            return rc;
+        if (!(flag & FLAG_NO_ERROR))
+            return ftc_fail(MPI_ERR_OTHER, "ftcoll: recovery failed %s: %s",
+                            why[0] ? "here" : "on another rank",
+                            why[0] ? why : "see its message");
+        if (!(flag & FLAG_FINISHED) || decision->next == FTC_NEXT_MEET_AGAIN)
+            continue;
+        return leave(ft, decision);
+    }
+}
+
+/* ---- settling -------------------------------------------------------------------------------- */
+
+int ftc_ft_settle(ftc_comm_t comm, bool leaving, const char *who)
+{
+    ftc_ft *ft = comm->ft;
+    if (ft->skip_settle_before == ft->calls + 1)
+        return MPI_SUCCESS;   /* the others settled before this call and left */
+    ftc_ft_decision decision;
+    const int rc = ftc_ft_meet(comm, leaving ? FTC_LEAVING : FTC_BETWEEN_CALLS, NULL, NULL,
+                               &decision);
+    if (rc == MPI_SUCCESS)
+        return MPI_SUCCESS;
+    char why[400];
+    snprintf(why, sizeof(why), "%s", ftc_error_message());
+    return ftc_fail(rc, "%s: %s", who, why);
+}
+
+int ftc_ft_survivors(ftc_comm_t comm, MPI_Comm *survivors)
+{
+    int rc = ftc_ft_settle(comm, false, "ftc_comm_survivors");
+    if (rc == MPI_SUCCESS)
+        rc = shrink(comm->ft->comm, survivors);
+    return rc;
+}

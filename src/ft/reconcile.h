@@ -1,0 +1,71 @@
+/*
+ * Reconciling where the survivors are when they meet. Pure C, no MPI.
+ *
+ * A meeting gathers, from every survivor, where it is: inside a call of
+ * the fault-tolerant engine (which one), between calls (settling before
+ * a collective that needs every rank, or before ftc_comm_survivors), or
+ * leaving (ftc_comm_free). Calls present differ by at most one: nobody
+ * completes call v + 1 while a live rank has not completed v, since v + 1
+ * needs its input.
+ *
+ *   one call v, all inside        recover v: everyone takes part
+ *   one call v, none inside       nothing to do: return
+ *   one call v, some inside       those inside wait for the others, who
+ *                                 return and meet again at their next
+ *                                 entry (a collective interrupted on them
+ *                                 but not on the others)
+ *   calls lo and lo + 1           finish lo: ranks inside lo are late,
+ *                                 ranks at lo + 1 completed it and serve
+ *                                 the result they kept; then those inside
+ *                                 lo + 1 wait for the late ones as above
+ *   anything else                 an error on every survivor alike (the
+ *                                 ranks made different calls)
+ *
+ * Every survivor computes the same decisions from the same records, so
+ * what one rank does next, the others know.
+ */
+#ifndef FTCOLL_FT_RECONCILE_H
+#define FTCOLL_FT_RECONCILE_H
+
+#include <stdbool.h>
+
+typedef enum {
+    FTC_AT_CALL = 0,       /* inside call `call` */
+    FTC_BETWEEN_CALLS = 1, /* outside any call; `call` is the next it will make */
+    FTC_LEAVING = 2,       /* ftc_comm_free: no call will follow */
+} ftc_ft_place;
+
+typedef struct {
+    int place;             /* ftc_ft_place */
+    long call;
+    long kept;             /* the last call it completed and kept the result of; 0: none */
+} ftc_ft_presence;
+
+typedef enum {
+    FTC_ROLE_NONE = 0,     /* no round for this rank */
+    FTC_ROLE_RECOVER,      /* finish `call` with everyone's holdings */
+    FTC_ROLE_SERVE,        /* give the kept result of `call` to the late ranks */
+    FTC_ROLE_LATE,         /* receive `call`'s result from those who completed it */
+} ftc_ft_role;
+
+typedef enum {
+    FTC_NEXT_RETURN = 0,   /* leave the meeting (the call or the settling is over) */
+    FTC_NEXT_MEET_AGAIN,   /* wait for ranks that return first and come back */
+    FTC_NEXT_ERROR,        /* the ranks made different calls: every rank alike */
+} ftc_ft_next;
+
+typedef struct {
+    ftc_ft_role role;
+    bool round;            /* some rank has a round (all take part in it) */
+    long call;             /* the call the round finishes */
+    ftc_ft_next next;      /* once every survivor finished the round */
+    bool owes_meeting;     /* RETURN: others wait in a meeting for this rank */
+    bool others_left;      /* RETURN: every other rank returned from the settling of
+                            * call `call` + 1, so this rank's own must not meet */
+    const char *why;       /* ERROR: what is inconsistent */
+} ftc_ft_decision;
+
+/* The decision of participant `me` among n. */
+void ftc_ft_reconcile(int n, const ftc_ft_presence *where, int me, ftc_ft_decision *out);
+
+#endif
