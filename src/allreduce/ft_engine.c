@@ -149,9 +149,16 @@ static int run_as_spare(ftc_ft_call *c, int active)
     c->progress.folded = true;
     c->step = FTC_INJECT_STEP_FOLD_OUT;
     ftc_ft_die_if_injected(c, FTC_INJECT_BEFORE_SEND, NULL);   /* a spare sends nothing here */
-    rc = receive_value(c, c->current, active);
-    c->progress.complete = rc == MPI_SUCCESS;
-    return rc;
+    /* into `incoming`: a receive stopped by a failure may still complete (it
+     * had matched), and this rank's value must stay what its holdings say */
+    rc = receive_value(c, c->incoming, active);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    char *result = c->incoming;
+    c->incoming = c->current;
+    c->current = result;
+    c->progress.complete = true;
+    return MPI_SUCCESS;
 }
 
 /* Recursive doubling over the live ranks; c->progress says how far it got. */
