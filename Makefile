@@ -11,6 +11,10 @@
 #               allreduce recovery, guard), the PMPI layer's overhead (pmpi)
 #               and the thesis's broadcast-tree experiments (tree);
 #               bench-allgather etc. run one of them
+#   make torture  SIGKILLs ranks from outside during back-to-back fault-
+#               tolerant allreduce calls, $(TORTURE_JOBS) jobs at p = 2..16,
+#               and judges every survivor's results (tests/torture/README.md);
+#               `make torture TORTURE_JOBS=1000` runs long (about 2 s a job)
 #
 # FTCOLL_MPI_PREFIX picks the ULFM Open MPI (built or unpacked there by
 # scripts/install-mpi.sh if it holds none); FTCOLL_MPI_TARBALL names a prebuilt one.
@@ -33,9 +37,12 @@ BUILD ?= build
 BUILD_MPICH ?= build-mpich
 JOBS ?= $(shell nproc)
 RANKS ?= 8
+# make torture: jobs, and more driver options (e.g. --seed 7 --job 12)
+TORTURE_JOBS ?= 100
+TORTURE_ARGS ?=
 
 .PHONY: all deps build build-mpich test test-ulfm test-mpich run bench bench-allgather \
-        bench-allreduce bench-recovery bench-guard bench-tree clean
+        bench-allreduce bench-recovery bench-guard bench-tree torture clean
 
 all: build
 
@@ -107,6 +114,12 @@ bench-pmpi: build
 # bench-results/tree/; TREE_ARGS=--quick for a short check).
 bench-tree: build
 	scripts/bench-tree.sh --build $(BUILD) $(TREE_ARGS)
+
+# External kills during back-to-back ftc_allreduce / MPI_Allreduce under
+# ftcrun (tests/torture/torture.py); failing jobs' logs in $(BUILD)/torture-logs.
+torture: build
+	python3 tests/torture/torture.py --jobs $(TORTURE_JOBS) --build $(BUILD) \
+	  --mpi-prefix $(MPI) --keep-logs $(BUILD)/torture-logs $(TORTURE_ARGS)
 
 clean:
 	rm -rf $(BUILD) $(BUILD_MPICH)

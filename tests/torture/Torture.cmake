@@ -1,0 +1,43 @@
+# External-kill torture (ULFM only; tests/torture/README.md). Included from
+# tests/CMakeLists.txt.
+#
+#   torture_api    ftc_allreduce through ftcoll's API, every element checked
+#   torture_pmpi   a plain MPI program, for ftcrun (the PMPI layer)
+#   torture.py     the driver: SIGKILLs ranks by pid from outside at random
+#                  instants, judges every job, ends with a table per p and
+#                  "torture: N passed, M failed" (exit status 0: all correct)
+#
+# torture.bounded (label torture) runs FTCOLL_TORTURE_JOBS jobs over p = 2..16
+# (about 2 s a job on two cores when nothing hangs; a hang costs the job's
+# time limit). `make torture TORTURE_JOBS=1000` runs a long one.
+if(NOT FTCOLL_HAVE_ULFM)
+  return()
+endif()
+
+set(FTCOLL_TORTURE_JOBS 100 CACHE STRING "Jobs of the torture.bounded test")
+set(FTCOLL_TORTURE_SEED 1 CACHE STRING
+  "Seed of the torture.bounded test (its kill plans; the instants also depend on timing)")
+set(FTCOLL_TORTURE_TIME_LIMIT 20 CACHE STRING
+  "Seconds per torture job before it counts as a hang")
+
+set(torture_dir ${CMAKE_CURRENT_LIST_DIR})
+add_executable(torture_api ${torture_dir}/torture_api.c ${torture_dir}/torture_launch.c)
+target_link_libraries(torture_api PRIVATE ftcoll_static)
+target_compile_options(torture_api PRIVATE ${FTCOLL_WARNINGS})
+# No ftcoll here: an unmodified MPI program, ftcoll comes with ftcrun.
+add_executable(torture_pmpi ${torture_dir}/torture_pmpi.c ${torture_dir}/torture_launch.c)
+target_link_libraries(torture_pmpi PRIVATE MPI::MPI_C)
+target_compile_options(torture_pmpi PRIVATE ${FTCOLL_WARNINGS})
+
+add_test(NAME torture.bounded
+  COMMAND ${torture_dir}/torture.py --jobs ${FTCOLL_TORTURE_JOBS} --seed ${FTCOLL_TORTURE_SEED}
+          --time-limit ${FTCOLL_TORTURE_TIME_LIMIT} --build ${PROJECT_BINARY_DIR}
+          --mpi-prefix ${FTCOLL_MPI_PREFIX_DIR}
+          --keep-logs ${CMAKE_CURRENT_BINARY_DIR}/torture-logs)
+# Every job oversubscribes both cores and runs against a time limit, and
+# the calibration times failure-free runs: nothing else runs beside it.
+set_tests_properties(torture.bounded PROPERTIES
+  LABELS torture
+  TIMEOUT 900
+  RUN_SERIAL ON
+  ENVIRONMENT "${FTCOLL_TEST_ENV}")

@@ -1,0 +1,522 @@
+/*
+ * External-kill torture, through ftcoll's API (driven by torture.py).
+ *
+ * Every rank makes CALLS back-to-back ftc_allreduce calls while the driver
+ * SIGKILLs ranks from outside at random instants. Vector lengths cycle over
+ * 1, 3, 7, 64, 513, 1000, 8192 (or one fixed length), operations over
+ * MPI_SUM on doubles, MPI_MAX on ints and doubles and a user-defined
+ * commutative sum of long longs, half of them with MPI_IN_PLACE. Inputs are
+ * a deterministic function of (rank, call, element) and every partial sum
+ * stays exact, so each survivor recomputes the exact result over the S the
+ * call reports and compares every element, bit for bit.
+ *
+ * Usage: torture_api CALLS [--length N] [--after none|allgather|survivors|both]
+ * Environment: TORTURE_PIDS, TORTURE_STARTED, TORTURE_PROGRESS (the pids,
+ * the start of the calls and each rank's call number, for the driver: see
+ * torture_launch.h).
+ *
+ * Each survivor ends with one line on stdout:
+ *   torture rank=R p=P calls=N done=D wrong=W errors=E digest=HEX
+ *           last_failure_call=K dead=a,b S=HEX loop_s=T
+ * (on one line), and explains every wrong element or error on stderr, with
+ * MISMATCH, FAIL or ERROR at the start of the line.
+ */
+#define _POSIX_C_SOURCE 200809L /* sigaction, alarm, _exit */
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <mpi.h>
+#include <mpi-ext.h>
+
+#include <ftcoll.h>
+
+#include "torture_launch.h"
+
+enum {
+    MAX_RANKS = TORTURE_MAX_RANKS, /* S travels as a 64-bit bitmap */
+    MAX_LENGTH = 8192,
+    MAX_REPORTED = 4,        /* mismatching elements printed per call */
+    FINALIZE_GRACE_S = 2     /* see finalize_or_leave() */
+};
+
+static const int cycle_lengths[] = { 1, 3, 7, 64, 513, 1000, 8192 };
+enum { CYCLE_LENGTHS = sizeof(cycle_lengths) / sizeof(cycle_lengths[0]) };
+
+/* The kinds of call, in turn. Six kinds against seven lengths: every
+ * (kind, length) pair comes up within 42 calls. */
+typedef enum {
+    KIND_SUM_DOUBLE,
+    KIND_MAX_INT,
+    KIND_USER_SUM,
+    KIND_SUM_DOUBLE_IN_PLACE,
+    KIND_MAX_DOUBLE_IN_PLACE,
+    KIND_USER_SUM_IN_PLACE,
+    KIND_COUNT
+} call_kind;
+
+typedef enum { AFTER_NONE, AFTER_ALLGATHER, AFTER_SURVIVORS, AFTER_BOTH } after_loop;
+
+typedef struct {
+    int calls;
+    int fixed_length;   /* 0: cycle */
+    after_loop after;
+} options;
+
+/* What one rank learns over the run. */
+typedef struct {
+    int rank, p;
+    int done;                  /* calls completed */
+    int wrong, errors;
+    uint64_t digest;
+    int last_failure_call;     /* last call whose report named a dead rank (0: none) */
+    uint64_t dead;             /* union of the ranks reported dead */
+    uint64_t last_s;           /* S of the last completed call */
+    uint64_t ever_missing;     /* ranks some earlier S lacked */
+    double loop_seconds;
+} run_state;
+
+/* ---- inputs and exact results ---------------------------------------------- */
+
+/* splitmix64's finaliser: a well-spread value per (rank, call, element). */
+static uint64_t mix(int rank, int call, int element)
+{
+    uint64_t z = ((uint64_t)rank << 48) ^ ((uint64_t)call << 20) ^ (uint64_t)element;
+    z += 0x9e3779b97f4a7c15ULL;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+/* Integers below 2^40 in magnitude: 64 of them sum exactly in a double
+ * (below 2^53) in any order, and distinct ranks' inputs differ, so a wrong
+ * S shows in the sum. */
+static double input_double(int rank, int call, int element)
+{
+    return (double)((int64_t)(mix(rank, call, element) >> 24) - ((int64_t)1 << 39));
+}
+
+static int input_int(int rank, int call, int element)
+{
+    return (int)(uint32_t)(mix(rank, call, element) >> 32);
+}
+
+static long long input_long_long(int rank, int call, int element)
+{
+    return (long long)(mix(rank, call, element) >> 20);   /* below 2^44: no overflow */
+}
+
+static int length_of(const options *opt, int call)
+{
+    return opt->fixed_length ? opt->fixed_length : cycle_lengths[call % CYCLE_LENGTHS];
+}
+
+/* The user-defined op: elementwise sum of long longs (commutative, exact). */
+static void user_sum(void *in, void *inout, int *len, MPI_Datatype *type)
+{
+    (void)type;
+    const long long *a = in;
+    long long *b = inout;
+    for (int i = 0; i < *len; i++)
+        b[i] += a[i];
+}
+
+static int in_set(uint64_t set, int rank)
+{
+    return (int)((set >> rank) & 1u);
+}
+
+/* Element i of call k over the ranks of S, into `expected` (of `kind`'s type). */
+static void exact_element(call_kind kind, int call, int i, uint64_t s, int p, void *expected)
+{
+    double dsum = 0, dmax = 0;
+    int imax = 0, first = 1;
+    long long lsum = 0;
+    for (int r = 0; r < p; r++) {
+        if (!in_set(s, r))
+            continue;
+        const double d = input_double(r, call, i);
+        const int v = input_int(r, call, i);
+        dsum += d;
+        dmax = first || d > dmax ? d : dmax;
+        imax = first || v > imax ? v : imax;
+        lsum += input_long_long(r, call, i);
+        first = 0;
+    }
+    switch (kind) {
+    case KIND_SUM_DOUBLE:
+    case KIND_SUM_DOUBLE_IN_PLACE: *(double *)expected = dsum; break;
+    case KIND_MAX_DOUBLE_IN_PLACE: *(double *)expected = dmax; break;
+    case KIND_MAX_INT: *(int *)expected = imax; break;
+    default: *(long long *)expected = lsum; break;
+    }
+}
+
+/* ---- one call ------------------------------------------------------------------ */
+
+typedef struct {
+    MPI_Datatype type;
+    size_t element_size;
+    MPI_Op op;
+    int in_place;
+} call_shape;
+
+static call_shape shape_of(call_kind kind, MPI_Op user_op)
+{
+    switch (kind) {
+    case KIND_SUM_DOUBLE: return (call_shape){ MPI_DOUBLE, sizeof(double), MPI_SUM, 0 };
+    case KIND_MAX_INT: return (call_shape){ MPI_INT, sizeof(int), MPI_MAX, 0 };
+    case KIND_USER_SUM: return (call_shape){ MPI_LONG_LONG, sizeof(long long), user_op, 0 };
+    case KIND_SUM_DOUBLE_IN_PLACE: return (call_shape){ MPI_DOUBLE, sizeof(double), MPI_SUM, 1 };
+    case KIND_MAX_DOUBLE_IN_PLACE: return (call_shape){ MPI_DOUBLE, sizeof(double), MPI_MAX, 1 };
+    default: return (call_shape){ MPI_LONG_LONG, sizeof(long long), user_op, 1 };
+    }
+}
+
+static void fill_input(call_kind kind, int rank, int call, int n, void *buffer)
+{
+    for (int i = 0; i < n; i++) {
+        switch (kind) {
+        case KIND_MAX_INT: ((int *)buffer)[i] = input_int(rank, call, i); break;
+        case KIND_USER_SUM:
+        case KIND_USER_SUM_IN_PLACE:
+            ((long long *)buffer)[i] = input_long_long(rank, call, i);
+            break;
+        default: ((double *)buffer)[i] = input_double(rank, call, i); break;
+        }
+    }
+}
+
+/* FNV-1a over `bytes`, continuing from `hash`. */
+static uint64_t fnv1a(uint64_t hash, const void *bytes, size_t n)
+{
+    const unsigned char *b = bytes;
+    for (size_t i = 0; i < n; i++) {
+        hash ^= b[i];
+        hash *= 0x100000001b3ULL;
+    }
+    return hash;
+}
+
+/* Reads the call's report into S and the ranks found dead; 0 on success. */
+static int read_report(ftc_comm_t comm, run_state *st, int call, uint64_t *s, uint64_t *failed)
+{
+    ftc_allreduce_report rep;
+    int in_result[MAX_RANKS], dead[MAX_RANKS];
+    if (ftc_allreduce_last_report(comm, &rep, in_result, dead) != MPI_SUCCESS) {
+        fprintf(stderr, "ERROR rank %d call %d: no report: %s\n", st->rank, call,
+                ftc_error_message());
+        return 1;
+    }
+    *s = *failed = 0;
+    int members = 0;
+    for (int r = 0; r < st->p; r++) {
+        *s |= (uint64_t)(in_result[r] != 0) << r;
+        *failed |= (uint64_t)(dead[r] != 0) << r;
+        members += in_result[r] != 0;
+    }
+    if (rep.size != st->p || rep.contributors != members) {
+        fprintf(stderr, "FAIL rank %d call %d: report says size %d, %d contributors; "
+                "in_result has %d\n", st->rank, call, rep.size, rep.contributors, members);
+        st->wrong++;
+    }
+    return 0;
+}
+
+/* S must hold this rank and every rank not reported dead, and no rank an
+ * earlier S lacked (a rank leaves S only by dying). Returns the violations. */
+static int check_membership(run_state *st, int call, uint64_t s)
+{
+    const uint64_t everyone = st->p == 64 ? ~0ULL : ((1ULL << st->p) - 1);
+    const uint64_t believed_alive = everyone & ~st->dead;
+    int bad = 0;
+    if (!in_set(s, st->rank) || (believed_alive & ~s) != 0) {
+        fprintf(stderr, "FAIL rank %d call %d: S=%#llx lacks a rank believed alive "
+                "(alive %#llx)\n", st->rank, call, (unsigned long long)s,
+                (unsigned long long)believed_alive);
+        bad++;
+    }
+    if ((s & st->ever_missing) != 0) {
+        fprintf(stderr, "FAIL rank %d call %d: S=%#llx brings back a rank an earlier S "
+                "lacked (%#llx)\n", st->rank, call, (unsigned long long)s,
+                (unsigned long long)st->ever_missing);
+        bad++;
+    }
+    return bad;
+}
+
+/* An element of `kind`'s type, in words. */
+static void format_element(call_kind kind, const void *element, char *text, size_t size)
+{
+    if (kind == KIND_MAX_INT) {
+        int v;
+        memcpy(&v, element, sizeof(v));
+        snprintf(text, size, "%d", v);
+    } else if (kind == KIND_USER_SUM || kind == KIND_USER_SUM_IN_PLACE) {
+        long long v;
+        memcpy(&v, element, sizeof(v));
+        snprintf(text, size, "%lld", v);
+    } else {
+        double v;
+        memcpy(&v, element, sizeof(v));
+        snprintf(text, size, "%.1f", v);
+    }
+}
+
+/* Every element against the exact result over S; returns the wrong ones. */
+static int check_elements(const run_state *st, call_kind kind, int call, int n, uint64_t s,
+                          const void *result, size_t element_size)
+{
+    int bad = 0;
+    for (int i = 0; i < n; i++) {
+        long long expected[1];   /* room for any of the three types */
+        exact_element(kind, call, i, s, st->p, expected);
+        const char *got = (const char *)result + (size_t)i * element_size;
+        if (memcmp(got, expected, element_size) == 0)
+            continue;
+        if (bad++ < MAX_REPORTED) {
+            char got_text[40], expected_text[40];
+            format_element(kind, got, got_text, sizeof(got_text));
+            format_element(kind, expected, expected_text, sizeof(expected_text));
+            fprintf(stderr, "MISMATCH rank %d call %d kind %d n %d element %d: got %s, "
+                    "expected %s for S=%#llx\n", st->rank, call, (int)kind, n, i, got_text,
+                    expected_text, (unsigned long long)s);
+        }
+    }
+    if (bad > MAX_REPORTED)
+        fprintf(stderr, "MISMATCH rank %d call %d: %d wrong elements of %d in all\n", st->rank,
+                call, bad, n);
+    return bad;
+}
+
+/* One ftc_allreduce, checked. Returns 0 to go on, 1 after an error. */
+static int torture_call(ftc_comm_t comm, run_state *st, const options *opt, int call,
+                        MPI_Op user_op, void *send, void *recv)
+{
+    const call_kind kind = (call_kind)(call % KIND_COUNT);
+    const call_shape shape = shape_of(kind, user_op);
+    const int n = length_of(opt, call);
+    fill_input(kind, st->rank, call, n, shape.in_place ? recv : send);
+    const int rc = ftc_allreduce(shape.in_place ? MPI_IN_PLACE : send, recv, n, shape.type,
+                                 shape.op, comm);
+    if (rc != MPI_SUCCESS) {
+        int error_class = rc;
+        MPI_Error_class(rc, &error_class);
+        fprintf(stderr, "ERROR rank %d call %d: ftc_allreduce returned %d (class %d): %s\n",
+                st->rank, call, rc, error_class, ftc_error_message());
+        st->errors++;
+        return 1;
+    }
+    uint64_t s, failed;
+    if (read_report(comm, st, call, &s, &failed) != 0) {
+        st->errors++;
+        return 1;
+    }
+    st->dead |= failed;
+    if (failed)
+        st->last_failure_call = call;
+    int bad = check_membership(st, call, s);
+    bad += check_elements(st, kind, call, n, s, recv, shape.element_size);
+    st->wrong += bad != 0;
+    st->ever_missing |= ~s & (st->p == 64 ? ~0ULL : ((1ULL << st->p) - 1));
+    st->last_s = s;
+    const int32_t call_number = call;
+    st->digest = fnv1a(st->digest, &call_number, sizeof(call_number));
+    st->digest = fnv1a(st->digest, &s, sizeof(s));
+    st->digest = fnv1a(st->digest, recv, (size_t)n * shape.element_size);
+    st->done = call;
+    return 0;
+}
+
+/* ---- after the loop ---------------------------------------------------------- */
+
+/* ftc_allgather needs every rank: exact blocks if nobody died, else
+ * MPIX_ERR_PROC_FAILED on every survivor. */
+static void after_allgather(ftc_comm_t comm, run_state *st)
+{
+    int mine[2] = { st->rank * 7, st->done }, all[2 * MAX_RANKS];
+    const int rc = ftc_allgather(mine, 2, MPI_INT, all, 2, MPI_INT, comm);
+    int error_class = rc;
+    MPI_Error_class(rc, &error_class);
+    if (st->dead != 0) {
+        if (error_class != MPIX_ERR_PROC_FAILED) {
+            fprintf(stderr, "ERROR rank %d: ftc_allgather after a death returned %d (class "
+                    "%d), not MPIX_ERR_PROC_FAILED: %s\n", st->rank, rc, error_class,
+                    rc == MPI_SUCCESS ? "" : ftc_error_message());
+            st->errors++;
+        }
+        return;
+    }
+    if (rc != MPI_SUCCESS) {
+        fprintf(stderr, "ERROR rank %d: ftc_allgather returned %d (class %d): %s\n", st->rank,
+                rc, error_class, ftc_error_message());
+        st->errors++;
+        return;
+    }
+    for (int r = 0; r < st->p; r++) {
+        if (all[2 * r] != r * 7 || all[2 * r + 1] != st->done) {
+            fprintf(stderr, "MISMATCH rank %d: ftc_allgather block %d: %d %d\n", st->rank, r,
+                    all[2 * r], all[2 * r + 1]);
+            st->wrong++;
+            return;
+        }
+    }
+}
+
+/* The survivors compare digests among themselves (plain MPI on the
+ * communicator ftc_comm_survivors gives). */
+static void after_survivors(ftc_comm_t comm, run_state *st)
+{
+    MPI_Comm survivors;
+    if (ftc_comm_survivors(comm, &survivors) != MPI_SUCCESS) {
+        fprintf(stderr, "ERROR rank %d: ftc_comm_survivors: %s\n", st->rank,
+                ftc_error_message());
+        st->errors++;
+        return;
+    }
+    uint64_t low = 0, high = 0;
+    int rc = MPI_Allreduce(&st->digest, &low, 1, MPI_UINT64_T, MPI_MIN, survivors);
+    if (rc == MPI_SUCCESS)
+        rc = MPI_Allreduce(&st->digest, &high, 1, MPI_UINT64_T, MPI_MAX, survivors);
+    if (rc != MPI_SUCCESS) {
+        fprintf(stderr, "ERROR rank %d: MPI_Allreduce on the survivors returned %d\n",
+                st->rank, rc);
+        st->errors++;
+    } else if (low != high) {
+        fprintf(stderr, "FAIL rank %d: digests differ among the survivors: %016llx..%016llx\n",
+                st->rank, (unsigned long long)low, (unsigned long long)high);
+        st->wrong++;
+    }
+    MPI_Comm_free(&survivors);
+}
+
+/* ---- start and end ------------------------------------------------------------- */
+
+static void print_result_line(const run_state *st, const options *opt)
+{
+    char dead[MAX_RANKS * 4] = "", *at = dead;
+    for (int r = 0; r < st->p; r++) {
+        if (in_set(st->dead, r))
+            at += snprintf(at, sizeof(dead) - (size_t)(at - dead), "%s%d", at == dead ? "" : ",",
+                           r);
+    }
+    printf("torture rank=%d p=%d calls=%d done=%d wrong=%d errors=%d digest=%016llx "
+           "last_failure_call=%d dead=%s S=%llx loop_s=%.3f\n",
+           st->rank, st->p, opt->calls, st->done, st->wrong, st->errors,
+           (unsigned long long)st->digest, st->last_failure_call, *dead ? dead : "-",
+           (unsigned long long)st->last_s, st->loop_seconds);
+    fflush(stdout);
+}
+
+static int exit_status;
+
+static void leave_now(int signal_number)
+{
+    (void)signal_number;
+    static const char note[] = "note: MPI_Finalize still waits after a failure; leaving\n";
+    ssize_t ignored = write(STDERR_FILENO, note, sizeof(note) - 1);
+    (void)ignored;
+    _exit(exit_status);
+}
+
+/* Open MPI 5.0.7's MPI_Finalize now and then waits forever in its final
+ * fence after a rank died (see src/pmpi/init.c): everything is checked and
+ * printed by now, so a finalize that takes more than a few seconds is
+ * abandoned rather than counted as a hang of ftcoll. */
+static void finalize_or_leave(int status)
+{
+    exit_status = status;
+    struct sigaction action;
+    memset(&action, 0, sizeof(action));
+    action.sa_handler = leave_now;
+    sigaction(SIGALRM, &action, NULL);
+    alarm(FINALIZE_GRACE_S);
+    MPI_Finalize();
+    alarm(0);
+}
+
+static int parse_options(int argc, char **argv, options *opt)
+{
+    *opt = (options){ .calls = 100, .fixed_length = 0, .after = AFTER_NONE };
+    if (argc > 1)
+        opt->calls = atoi(argv[1]);
+    for (int i = 2; i < argc; i++) {
+        if (strcmp(argv[i], "--length") == 0 && i + 1 < argc) {
+            opt->fixed_length = atoi(argv[++i]);
+        } else if (strcmp(argv[i], "--after") == 0 && i + 1 < argc) {
+            static const char *const names[] = { "none", "allgather", "survivors", "both" };
+            const char *a = argv[++i];
+            int found = -1;
+            for (int k = 0; k < 4; k++)
+                found = strcmp(a, names[k]) == 0 ? k : found;
+            if (found < 0)
+                return 1;
+            opt->after = (after_loop)found;
+        } else {
+            return 1;
+        }
+    }
+    return opt->calls < 1 || opt->fixed_length < 0 || opt->fixed_length > MAX_LENGTH;
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    run_state st = { .digest = 0xcbf29ce484222325ULL };
+    MPI_Comm_rank(MPI_COMM_WORLD, &st.rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &st.p);
+    options opt;
+    if (parse_options(argc, argv, &opt) != 0 || st.p > MAX_RANKS) {
+        if (st.rank == 0)
+            fprintf(stderr, "usage: torture_api CALLS [--length 1..%d] "
+                    "[--after none|allgather|survivors|both] (at most %d ranks)\n",
+                    MAX_LENGTH, MAX_RANKS);
+        MPI_Finalize();
+        return 2;
+    }
+    torture_write_pid_file(st.rank);
+    torture_map_progress(st.rank);
+    ftc_comm_t comm;
+    if (ftc_comm_create(MPI_COMM_WORLD, &comm) != MPI_SUCCESS) {
+        fprintf(stderr, "ERROR rank %d: ftc_comm_create: %s\n", st.rank, ftc_error_message());
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+    MPI_Op user_op;
+    MPI_Op_create(user_sum, 1, &user_op);
+    void *send = malloc(MAX_LENGTH * sizeof(long long));
+    void *recv = malloc(MAX_LENGTH * sizeof(long long));
+    if (!send || !recv)
+        MPI_Abort(MPI_COMM_WORLD, 2);
+
+    /* Nobody is killed before every pid is on file and every rank is here. */
+    MPI_Barrier(MPI_COMM_WORLD);
+    torture_mark_started(st.rank);
+    const double start = MPI_Wtime();
+    for (int call = 1; call <= opt.calls; call++) {
+        torture_progress(call);
+        if (torture_call(comm, &st, &opt, call, user_op, send, recv) != 0)
+            break;
+    }
+    st.loop_seconds = MPI_Wtime() - start;
+
+    /* After an error the ranks may be in different calls: only the
+     * communicator's release is still worth trying. */
+    if (st.errors == 0 && (opt.after == AFTER_ALLGATHER || opt.after == AFTER_BOTH))
+        after_allgather(comm, &st);
+    if (st.errors == 0 && (opt.after == AFTER_SURVIVORS || opt.after == AFTER_BOTH))
+        after_survivors(comm, &st);
+    if (ftc_comm_free(&comm) != MPI_SUCCESS) {
+        fprintf(stderr, "ERROR rank %d: ftc_comm_free: %s\n", st.rank, ftc_error_message());
+        st.errors++;
+    }
+    print_result_line(&st, &opt);
+    fflush(stderr);
+    free(send);
+    free(recv);
+    MPI_Op_free(&user_op);
+    finalize_or_leave(st.wrong || st.errors ? 1 : 0);
+    return st.wrong || st.errors ? 1 : 0;
+}

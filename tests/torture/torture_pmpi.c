@@ -1,0 +1,204 @@
+/*
+ * External-kill torture for the PMPI layer: a plain MPI program (no ftcoll
+ * call) run under ftcrun while torture.py SIGKILLs ranks from outside.
+ *
+ * CALLS back-to-back MPI_Allreduce(MPI_SUM) on MPI_LONG_LONG, every other
+ * one with MPI_IN_PLACE, lengths cycling over 1, 3, 7, 64, 513, 1000, 8192
+ * (or one fixed length). Rank r contributes c * 4^r in every element, with
+ * c = 1 + (call + element) % 3: every sum over a set S of ranks is c times
+ * a number whose base-4 digits are 1 for the ranks of S and 0 elsewhere,
+ * whatever S is. So every survivor checks, for every element, without
+ * knowing S beforehand: divisible by c, every digit 0 or 1, its own digit
+ * 1, every element naming the same S, and S only shrinking from call to
+ * call (a rank missing once is dead and must never come back).
+ *
+ * Usage: torture_pmpi CALLS [--length N]
+ * Environment: TORTURE_PIDS, TORTURE_STARTED, TORTURE_PROGRESS as for
+ * torture_api (torture_launch.h).
+ *
+ * Each survivor ends with one line on stdout:
+ *   torture rank=R p=P calls=N done=D wrong=W errors=E digest=HEX
+ *           last_failure_call=K dead=- S=HEX loop_s=T
+ * where K is the last call whose S shrank (the program cannot see
+ * failures otherwise) and the digest is compared across the survivors by
+ * a last MPI_Allreduce (MIN and MAX).
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <mpi.h>
+
+#include "torture_launch.h"
+
+enum { MAX_RANKS = 31, MAX_LENGTH = 8192, MAX_REPORTED = 4 };   /* 3 * 4^30 < 2^63 */
+
+static const int cycle_lengths[] = { 1, 3, 7, 64, 513, 1000, 8192 };
+enum { CYCLE_LENGTHS = sizeof(cycle_lengths) / sizeof(cycle_lengths[0]) };
+
+typedef struct {
+    int rank, p;
+    int calls, fixed_length;
+    int done, wrong, errors;
+    uint64_t digest;
+    uint64_t s;                /* S of the last call: all ranks at first */
+    int last_change_call;
+    double loop_seconds;
+} run_state;
+
+static long long factor_of(int call, int element)
+{
+    return 1 + (call + element) % 3;
+}
+
+static uint64_t fnv1a(uint64_t hash, const void *bytes, size_t n)
+{
+    const unsigned char *b = bytes;
+    for (size_t i = 0; i < n; i++) {
+        hash ^= b[i];
+        hash *= 0x100000001b3ULL;
+    }
+    return hash;
+}
+
+/* The set a sum names (its base-4 digits), or -1 (all ones) for a digit
+ * that is neither 0 nor 1 or a value that is not a multiple of c. */
+static uint64_t set_of(long long value, long long c, int p)
+{
+    if (value <= 0 || value % c != 0)
+        return UINT64_MAX;
+    unsigned long long v = (unsigned long long)(value / c);
+    uint64_t s = 0;
+    for (int r = 0; r < p && v != 0; r++, v >>= 2) {
+        if ((v & 3u) > 1)
+            return UINT64_MAX;
+        s |= (uint64_t)(v & 1u) << r;
+    }
+    return v == 0 ? s : UINT64_MAX;
+}
+
+/* Every element of one result against the rules; returns the S they name
+ * (the first element's) and counts the call wrong if any rule fails. */
+static uint64_t check_result(run_state *st, int call, const long long *sum, int n)
+{
+    int bad = 0;
+    const uint64_t s = set_of(sum[0], factor_of(call, 0), st->p);
+    for (int i = 0; i < n; i++) {
+        const uint64_t named = set_of(sum[i], factor_of(call, i), st->p);
+        const char *why = named == UINT64_MAX             ? "not c times 0/1 base-4 digits"
+                          : named != s                    ? "names another S than element 0"
+                          : !((named >> st->rank) & 1u)   ? "lacks this rank"
+                          : (named & ~st->s) != 0         ? "brings back a rank missing before"
+                                                          : NULL;
+        if (why && bad++ < MAX_REPORTED)
+            fprintf(stderr, "MISMATCH rank %d call %d n %d element %d: %lld (c=%lld) %s; "
+                    "previous S=%#llx\n", st->rank, call, n, i, sum[i], factor_of(call, i), why,
+                    (unsigned long long)st->s);
+    }
+    if (bad > MAX_REPORTED)
+        fprintf(stderr, "MISMATCH rank %d call %d: %d wrong elements of %d in all\n", st->rank,
+                call, bad, n);
+    st->wrong += bad != 0;
+    return s;
+}
+
+/* One MPI_Allreduce, checked. Returns 0 to go on, 1 after an error. */
+static int torture_call(run_state *st, int call, long long *send, long long *recv)
+{
+    const int n = st->fixed_length ? st->fixed_length : cycle_lengths[call % CYCLE_LENGTHS];
+    const int in_place = call % 2 == 0;
+    long long *input = in_place ? recv : send;
+    for (int i = 0; i < n; i++)
+        input[i] = factor_of(call, i) * (1LL << (2 * st->rank));
+    const int rc = MPI_Allreduce(in_place ? MPI_IN_PLACE : send, recv, n, MPI_LONG_LONG,
+                                 MPI_SUM, MPI_COMM_WORLD);
+    if (rc != MPI_SUCCESS) {
+        char text[MPI_MAX_ERROR_STRING];
+        int length = 0;
+        MPI_Error_string(rc, text, &length);
+        fprintf(stderr, "ERROR rank %d call %d: MPI_Allreduce returned %d: %s\n", st->rank, call,
+                rc, text);
+        st->errors++;
+        return 1;
+    }
+    const uint64_t s = check_result(st, call, recv, n);
+    if (s != UINT64_MAX) {
+        if (s != st->s)
+            st->last_change_call = call;
+        st->s &= s;   /* never grows: a returning rank was reported above */
+    }
+    const int32_t call_number = call;
+    st->digest = fnv1a(st->digest, &call_number, sizeof(call_number));
+    st->digest = fnv1a(st->digest, &s, sizeof(s));
+    st->digest = fnv1a(st->digest, recv, (size_t)n * sizeof(long long));
+    st->done = call;
+    return 0;
+}
+
+/* The survivors' digests, compared by one more (fault-tolerant) allreduce. */
+static void compare_digests(run_state *st)
+{
+    uint64_t low = 0, high = 0;
+    int rc = MPI_Allreduce(&st->digest, &low, 1, MPI_UINT64_T, MPI_MIN, MPI_COMM_WORLD);
+    if (rc == MPI_SUCCESS)
+        rc = MPI_Allreduce(&st->digest, &high, 1, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD);
+    if (rc != MPI_SUCCESS) {
+        fprintf(stderr, "ERROR rank %d: the digests' MPI_Allreduce returned %d\n", st->rank, rc);
+        st->errors++;
+    } else if (low != high) {
+        fprintf(stderr, "FAIL rank %d: digests differ among the survivors: %016llx..%016llx\n",
+                st->rank, (unsigned long long)low, (unsigned long long)high);
+        st->wrong++;
+    }
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    run_state st = { .digest = 0xcbf29ce484222325ULL, .calls = argc > 1 ? atoi(argv[1]) : 100 };
+    MPI_Comm_rank(MPI_COMM_WORLD, &st.rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &st.p);
+    if (argc > 3 && strcmp(argv[2], "--length") == 0)
+        st.fixed_length = atoi(argv[3]);
+    if (st.calls < 1 || st.p > MAX_RANKS || st.fixed_length < 0 || st.fixed_length > MAX_LENGTH) {
+        if (st.rank == 0)
+            fprintf(stderr, "usage: torture_pmpi CALLS [--length 1..%d] (at most %d ranks)\n",
+                    MAX_LENGTH, MAX_RANKS);
+        MPI_Finalize();
+        return 2;
+    }
+    /* Errors come back as return codes, to be counted, not as an abort. */
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    st.s = (1ULL << st.p) - 1;
+    torture_write_pid_file(st.rank);
+    torture_map_progress(st.rank);
+    long long *send = malloc(MAX_LENGTH * sizeof(long long));
+    long long *recv = malloc(MAX_LENGTH * sizeof(long long));
+    if (!send || !recv)
+        MPI_Abort(MPI_COMM_WORLD, 2);
+
+    /* Nobody is killed before every pid is on file and every rank is here. */
+    MPI_Barrier(MPI_COMM_WORLD);
+    torture_mark_started(st.rank);
+    const double start = MPI_Wtime();
+    for (int call = 1; call <= st.calls; call++) {
+        torture_progress(call);
+        if (torture_call(&st, call, send, recv) != 0)
+            break;
+    }
+    st.loop_seconds = MPI_Wtime() - start;
+    if (st.errors == 0)
+        compare_digests(&st);
+
+    printf("torture rank=%d p=%d calls=%d done=%d wrong=%d errors=%d digest=%016llx "
+           "last_failure_call=%d dead=- S=%llx loop_s=%.3f\n",
+           st.rank, st.p, st.calls, st.done, st.wrong, st.errors, (unsigned long long)st.digest,
+           st.last_change_call, (unsigned long long)st.s, st.loop_seconds);
+    fflush(stdout);
+    fflush(stderr);
+    free(send);
+    free(recv);
+    MPI_Finalize();   /* the layer's: it leaves without MPI's fence after a failure */
+    return st.wrong || st.errors ? 1 : 0;
+}
