@@ -8,7 +8,9 @@
  * commutative sum of long longs, half of them with MPI_IN_PLACE. Inputs are
  * a deterministic function of (rank, call, element) and every partial sum
  * stays exact, so each survivor recomputes the exact result over the S the
- * call reports and compares every element, bit for bit.
+ * call reports and compares every element, bit for bit. Every 16 calls an
+ * ftc_bcast (every element checked, or a uniform MPIX_ERR_PROC_FAILED when
+ * its root died first) and an ftc_barrier come between the allreduces.
  *
  * Usage: torture_api CALLS [--length N] [--after none|allgather|survivors|both]
  * Environment: TORTURE_PIDS, TORTURE_STARTED, TORTURE_PROGRESS (the pids,
@@ -331,6 +333,75 @@ static int torture_call(ftc_comm_t comm, run_state *st, const options *opt, int 
     return 0;
 }
 
+/* ---- the other entry points on the same engine, between the allreduces ---- */
+
+enum { OTHER_EVERY = 16, BCAST_AT = 5, BARRIER_AT = 11, BCAST_LENGTH = 33 };
+
+static int bcast_element(int call, int i) { return call * 1000 + i; }
+
+/* A broadcast from the lowest rank not known dead: every element exact, or
+ * MPIX_ERR_PROC_FAILED on every survivor alike when the root died before
+ * its data reached one (the digests compare the outcome). */
+static int torture_bcast(ftc_comm_t comm, run_state *st, int call)
+{
+    int root = 0;
+    while (root < st->p - 1 && in_set(st->dead, root))
+        root++;
+    int data[BCAST_LENGTH];
+    for (int i = 0; i < BCAST_LENGTH; i++)
+        data[i] = st->rank == root ? bcast_element(call, i) : -1;
+    const int rc = ftc_bcast(data, BCAST_LENGTH, MPI_INT, root, comm);
+    int error_class = rc;
+    MPI_Error_class(rc, &error_class);
+    const int32_t outcome = rc == MPI_SUCCESS ? 0 : 1;
+    st->digest = fnv1a(st->digest, &outcome, sizeof(outcome));
+    if (rc != MPI_SUCCESS && error_class != MPIX_ERR_PROC_FAILED) {
+        fprintf(stderr, "ERROR rank %d call %d: ftc_bcast from %d returned class %d: %s\n",
+                st->rank, call, root, error_class, ftc_error_message());
+        return 1;
+    }
+    for (int i = 0; rc == MPI_SUCCESS && i < BCAST_LENGTH; i++) {
+        if (data[i] != bcast_element(call, i)) {
+            fprintf(stderr, "MISMATCH rank %d call %d: ftc_bcast from %d, element %d: got %d, "
+                    "expected %d\n", st->rank, call, root, i, data[i], bcast_element(call, i));
+            st->wrong++;
+            return 0;
+        }
+    }
+    return 0;
+}
+
+static int torture_barrier(ftc_comm_t comm, run_state *st, int call)
+{
+    const int rc = ftc_barrier(comm);
+    if (rc == MPI_SUCCESS)
+        return 0;
+    fprintf(stderr, "ERROR rank %d call %d: ftc_barrier: %s\n", st->rank, call,
+            ftc_error_message());
+    return 1;
+}
+
+/* Every OTHER_EVERY calls, a broadcast and a barrier come between the
+ * allreduces; deaths during them are reported like the allreduce's. */
+static int torture_other(ftc_comm_t comm, run_state *st, int call)
+{
+    const int slot = call % OTHER_EVERY;
+    if (slot != BCAST_AT && slot != BARRIER_AT)
+        return 0;
+    int rc = slot == BCAST_AT ? torture_bcast(comm, st, call) : torture_barrier(comm, st, call);
+    uint64_t s, failed;
+    if (rc == 0)
+        rc = read_report(comm, st, call, &s, &failed);
+    if (rc != 0) {
+        st->errors++;
+        return 1;
+    }
+    st->dead |= failed;
+    if (failed)
+        st->last_failure_call = call;
+    return 0;
+}
+
 /* ---- after the loop ---------------------------------------------------------- */
 
 /* ftc_allgather needs every rank: exact blocks if nobody died, else
@@ -497,7 +568,8 @@ int main(int argc, char **argv)
     const double start = MPI_Wtime();
     for (int call = 1; call <= opt.calls; call++) {
         torture_progress(call);
-        if (torture_call(comm, &st, &opt, call, user_op, send, recv) != 0)
+        if (torture_call(comm, &st, &opt, call, user_op, send, recv) != 0
+            || torture_other(comm, &st, call) != 0)
             break;
     }
     st.loop_seconds = MPI_Wtime() - start;
