@@ -8,6 +8,7 @@
 #include <mpi-ext.h>
 #endif
 
+#include "allgather/allgather.h"
 #include "allreduce/ft_engine.h"
 #include "ft/ft.h"
 #include "bcast/tree_bcast.h"
@@ -74,18 +75,19 @@ static int read_guard(ftc_guard_settings *guard, ftc_watchdog_settings *watchdog
     return MPI_SUCCESS;
 }
 
-/* Settings the fault-tolerant engine takes at creation. */
+/* Settings the collectives take at creation. */
 typedef struct {
+    ftc_allgather_algorithm allgather;   /* FTCOLL_ALLGATHER_ALGORITHM */
     bool strict;          /* FTCOLL_STRICT */
     int tag_window;       /* FTCOLL_TAG_WINDOW */
-} engine_settings;
+} collective_settings;
 
-static int read_settings(ftc_comm_t c, ftc_watchdog_settings *watchdog, engine_settings *engine)
+static int read_settings(ftc_comm_t c, ftc_watchdog_settings *watchdog, collective_settings *engine)
 {
     engine->tag_window = FTC_FT_TAG_WINDOW;
     int rc = read_verbose(&c->verbose);
     if (rc == MPI_SUCCESS)
-        rc = read_allgather_algorithm(&c->allgather_forced);
+        rc = read_allgather_algorithm(&engine->allgather);
     if (rc == MPI_SUCCESS)
         rc = read_injections(&c->inject);
     if (rc == MPI_SUCCESS)
@@ -112,12 +114,7 @@ static int check_usable(MPI_Comm comm)
 
 static void release(ftc_comm_t c)
 {
-    for (int i = 0; i < FTC_ALLGATHER_ALGORITHM_COUNT; i++) {
-        if (c->allgather_plans[i]) {
-            ftc_schedule_destroy(c->allgather_plans[i]);
-            free(c->allgather_plans[i]);
-        }
-    }
+    ftc_allgather_state_destroy(c);
     ftc_exec_scratch_free(&c->exec);
     ftc_guard_release(c);
     ftc_tree_comm_release(c);
@@ -139,9 +136,9 @@ static void release(ftc_comm_t c)
  * shape the messages (the algorithm) must also be equal everywhere: ranks
  * running different schedules would wait for each other forever.
  */
-static int agree_on_settings(ftc_comm_t c, const engine_settings *engine, int local_rc)
+static int agree_on_settings(ftc_comm_t c, const collective_settings *engine, int local_rc)
 {
-    const int alg = (int)c->allgather_forced, strict = engine->strict;
+    const int alg = (int)engine->allgather, strict = engine->strict;
     const int window = engine->tag_window;
     const int every = c->guard.settings.every;
     const double timeout = c->guard.settings.timeout;
@@ -191,7 +188,7 @@ int ftc_comm_create(MPI_Comm comm, ftc_comm_t *out)
     c->checked_op = MPI_OP_NULL;
     c->checked_type = MPI_DATATYPE_NULL;
     ftc_watchdog_settings watchdog;
-    engine_settings engine = { 0 };
+    collective_settings engine = { 0 };
     int settings_rc = read_settings(c, &watchdog, &engine);
     rc = MPI_Comm_dup(comm, &c->comm);
     if (rc != MPI_SUCCESS) {
@@ -211,6 +208,8 @@ int ftc_comm_create(MPI_Comm comm, ftc_comm_t *out)
     rc = ftc_ft_create(c, engine.tag_window, &c->ft);
     if (rc == MPI_SUCCESS)
         rc = ftc_allreduce_state_create(c, engine.strict);
+    if (rc == MPI_SUCCESS)
+        rc = ftc_allgather_state_create(c, engine.allgather);
     if (rc != MPI_SUCCESS) {
         release(c);
         return rc;

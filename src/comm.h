@@ -18,14 +18,13 @@ struct ftc_comm {
     int size;
     int verbose;                /* FTCOLL_VERBOSE */
 
-    ftc_allgather_algorithm allgather_forced;   /* FTC_ALLGATHER_AUTO: decision table */
-    ftc_allgather_choice allgather_last;
-    ftc_schedule *allgather_plans[FTC_ALLGATHER_ALGORITHM_COUNT]; /* built on first use */
+    struct ftc_allgather_state *allgather;      /* allgather/allgather.h */
 
     ftc_exec_scratch exec;      /* requests and statuses for the engine */
     char *scratch;              /* bytes for local rotations, allreduce partner values */
     size_t scratch_size;
-    char *packed;               /* ftc_bcast's packed data (the engine uses `scratch`) */
+    char *packed;               /* a second scratch buffer: ftc_bcast packs its data
+                                 * there while the engine works in `scratch` */
     size_t packed_size;
 
     MPI_Comm self;              /* MPI_COMM_SELF's duplicate, MPI_ERRORS_RETURN: for

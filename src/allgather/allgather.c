@@ -10,6 +10,7 @@
 #include "../buffer.h"
 #include "../comm.h"
 #include "../ft/ft.h"
+#include "allgather.h"
 #include "../error.h"
 #include "../p2p.h"
 #include "algorithms.h"
@@ -74,6 +75,35 @@ int ftc_allgather_algorithm_parse(const char *text, ftc_allgather_algorithm *out
     return ftc_fail(MPI_ERR_ARG, "unknown allgather algorithm \"%s\"; valid: %s", text, valid);
 }
 
+struct ftc_allgather_state {
+    ftc_allgather_algorithm forced;   /* FTC_ALLGATHER_AUTO: decision table */
+    ftc_allgather_choice last;
+    ftc_schedule *plans[FTC_ALLGATHER_ALGORITHM_COUNT];   /* built on first use */
+};
+
+int ftc_allgather_state_create(ftc_comm_t comm, ftc_allgather_algorithm forced)
+{
+    comm->allgather = calloc(1, sizeof(*comm->allgather));
+    if (!comm->allgather)
+        return ftc_fail(MPI_ERR_NO_MEM, "ftc_comm_create: out of memory");
+    comm->allgather->forced = forced;
+    return MPI_SUCCESS;
+}
+
+void ftc_allgather_state_destroy(ftc_comm_t comm)
+{
+    if (!comm->allgather)
+        return;
+    for (int i = 0; i < FTC_ALLGATHER_ALGORITHM_COUNT; i++) {
+        if (comm->allgather->plans[i]) {
+            ftc_schedule_destroy(comm->allgather->plans[i]);
+            free(comm->allgather->plans[i]);
+        }
+    }
+    free(comm->allgather);
+    comm->allgather = NULL;
+}
+
 int ftc_allgather_set_algorithm(ftc_comm_t comm, ftc_allgather_algorithm algorithm)
 {
     ftc_clear_error();
@@ -82,7 +112,7 @@ int ftc_allgather_set_algorithm(ftc_comm_t comm, ftc_allgather_algorithm algorit
     if (!ftc_allgather_algorithm_name(algorithm))
         return ftc_fail(MPI_ERR_ARG, "ftc_allgather_set_algorithm: no algorithm number %d (0..%d)",
                         (int)algorithm, FTC_ALLGATHER_ALGORITHM_COUNT - 1);
-    comm->allgather_forced = algorithm;
+    comm->allgather->forced = algorithm;
     return MPI_SUCCESS;
 }
 
@@ -93,7 +123,7 @@ int ftc_allgather_last_choice(ftc_comm_t comm, ftc_allgather_choice *out)
         return ftc_fail(MPI_ERR_COMM, "ftc_allgather_last_choice: the communicator is NULL");
     if (!out)
         return ftc_fail(MPI_ERR_ARG, "ftc_allgather_last_choice: the output is NULL");
-    *out = comm->allgather_last;
+    *out = comm->allgather->last;
     return MPI_SUCCESS;
 }
 
@@ -163,7 +193,7 @@ static int check_arguments(side *send, side *recv, bool in_place, ftc_comm_t com
 
 static void choose(ftc_comm_t comm, size_t block_bytes, ftc_allgather_choice *choice)
 {
-    choice->requested = comm->allgather_forced;
+    choice->requested = comm->allgather->forced;
     choice->selected = choice->requested == FTC_ALLGATHER_AUTO
         ? ftc_allgather_decide(comm->size, block_bytes) : choice->requested;
     choice->executed = ftc_allgather_resolve(choice->selected, comm->size, block_bytes,
@@ -172,7 +202,7 @@ static void choose(ftc_comm_t comm, size_t block_bytes, ftc_allgather_choice *ch
 
 static void log_choice_if_new(ftc_comm_t comm, const ftc_allgather_choice *now)
 {
-    const ftc_allgather_choice *before = &comm->allgather_last;
+    const ftc_allgather_choice *before = &comm->allgather->last;
     if (comm->verbose && comm->rank == 0
         && (now->selected != before->selected || now->executed != before->executed))
         fprintf(stderr, "ftcoll: allgather on %d ranks: %s%s%s%s\n", comm->size,
@@ -183,7 +213,7 @@ static void log_choice_if_new(ftc_comm_t comm, const ftc_allgather_choice *now)
 
 static int plan_for(ftc_comm_t comm, ftc_allgather_algorithm alg, const ftc_schedule **out)
 {
-    ftc_schedule *plan = comm->allgather_plans[alg];
+    ftc_schedule *plan = comm->allgather->plans[alg];
     if (!plan) {
         plan = malloc(sizeof(*plan));
         if (!plan)
@@ -195,7 +225,7 @@ static int plan_for(ftc_comm_t comm, ftc_allgather_algorithm alg, const ftc_sche
             return ftc_fail(MPI_ERR_NO_MEM, "ftc_allgather: out of memory planning %s",
                             ftc_allgather_algorithm_name(alg));
         }
-        comm->allgather_plans[alg] = plan;
+        comm->allgather->plans[alg] = plan;
     }
     *out = plan;
     return MPI_SUCCESS;
@@ -238,7 +268,7 @@ int ftc_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
     ftc_allgather_choice choice;
     choose(comm, block_bytes, &choice);
     log_choice_if_new(comm, &choice);
-    comm->allgather_last = choice;
+    comm->allgather->last = choice;
     /* Even an empty block runs the schedule (of empty messages): returning
      * at once would leave waiting any rank that passed a larger block. */
 

@@ -216,8 +216,9 @@ int MPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
         if (rc == MPI_SUCCESS)
             rc = allgather_once(lc, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype);
     }
-    if (rc == MPI_SUCCESS)
-        lc->stats.allgather_runs[lc->ftc->allgather_last.executed]++;
+    ftc_allgather_choice choice;
+    if (rc == MPI_SUCCESS && ftc_allgather_last_choice(lc->ftc, &choice) == MPI_SUCCESS)
+        lc->stats.allgather_runs[choice.executed]++;
     layer_depth--;
     lc->stats.routed[LAYER_ALLGATHER]++;
     return finish(lc, comm, "MPI_Allgather", rc, rc == FTC_ERR_STOPPED);
