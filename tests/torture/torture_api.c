@@ -339,13 +339,15 @@ enum { OTHER_EVERY = 16, BCAST_AT = 5, BARRIER_AT = 11, BCAST_LENGTH = 33 };
 
 static int bcast_element(int call, int i) { return call * 1000 + i; }
 
-/* A broadcast from the lowest rank not known dead: every element exact, or
+/* A broadcast from the lowest rank of the last allreduce's S (the same on
+ * every survivor, unlike the ranks each one saw die: a rank that finished
+ * that call before a death saw none): every element exact, or
  * MPIX_ERR_PROC_FAILED on every survivor alike when the root died before
  * its data reached one (the digests compare the outcome). */
 static int torture_bcast(ftc_comm_t comm, run_state *st, int call)
 {
     int root = 0;
-    while (root < st->p - 1 && in_set(st->dead, root))
+    while (root < st->p - 1 && !in_set(st->last_s, root))
         root++;
     int data[BCAST_LENGTH];
     for (int i = 0; i < BCAST_LENGTH; i++)
