@@ -3,7 +3,7 @@
 #
 # Usage: scripts/bench-allreduce.sh [RANKS...]
 #        scripts/bench-allreduce.sh --summary CSV...   (summary of earlier runs)
-#   RANKS  MPI process counts, one run each (default: 4 8 16)
+#   RANKS  MPI process counts, one run each (default: 2 4 8 16)
 # Environment:
 #   FTCOLL_BENCH       the ftcoll-bench binary (default: build/bench/ftcoll-bench
 #                      of this repository); results go to its bench-results/
@@ -23,7 +23,7 @@ set -euo pipefail
 readonly SUMMARY_MIN_BYTES=8
 readonly SUMMARY_MAX_BYTES=65536
 readonly TARGET=1.10
-readonly DEFAULT_RANKS=(4 8 16)
+readonly DEFAULT_RANKS=(2 4 8 16)
 
 BENCH_SCRIPT="bench-allreduce"
 # shellcheck source=bench-common.sh source-path=SCRIPTDIR

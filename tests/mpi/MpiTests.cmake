@@ -174,6 +174,12 @@ function(ftcoll_env_tests prefix target label)
   ftcoll_mpi_test(${prefix}.env.inject_bogus 2 ${target} LABEL ${label}
     EXPECT "${FTCOLL_ENV_OK}" ENV FTCOLL_INJECT=explode
     ARGS --expect-rejected FTCOLL_INJECT kill)
+  ftcoll_mpi_test(${prefix}.env.tag_window_bogus 3 ${target} LABEL ${label}
+    EXPECT "${FTCOLL_ENV_OK}" ENV FTCOLL_TAG_WINDOW=2
+    ARGS --expect-rejected FTCOLL_TAG_WINDOW 4 16384)
+  ftcoll_mpi_test(${prefix}.env.tag_window_small 2 ${target} LABEL ${label}
+    EXPECT "${FTCOLL_ENV_OK}" ENV FTCOLL_TAG_WINDOW=4
+    ARGS --expect-algorithm auto)
   ftcoll_mpi_test(${prefix}.env.verbose_on 2 ${target} LABEL ${label}
     EXPECT "${FTCOLL_ENV_OK}" ENV FTCOLL_VERBOSE=1
     ARGS --expect-algorithm auto)
