@@ -280,6 +280,8 @@ int ftc_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
     };
     const ftc_schedule *plan = NULL;
     rc = plan_for(comm, choice.executed, &plan);
+    if (rc == MPI_SUCCESS && ftc_ft_failure_known(comm->ft))
+        rc = FTC_EXEC_INTERRUPTED;
     if (rc == MPI_SUCCESS)
         rc = place_own_block(plan, &send, in_place, &slots, comm->comm);
     if (rc == MPI_SUCCESS)

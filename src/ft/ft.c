@@ -40,33 +40,43 @@ int ftc_ft_read_tag_window(int *window)
 
 /* ---- the sentinel ------------------------------------------------------------ */
 
+/* ULFM may refuse a wildcard receive outright when a rank of the group is
+ * already known dead (a death right after the shrink): the epoch is then
+ * over before it began, and every wait says so. */
 static void post_sentinel(ftc_ft *ft)
 {
+    ft->failure_known = false;
 #ifdef FTCOLL_HAVE_ULFM
     static char nothing;
-    if (ft->watch != MPI_COMM_NULL
-        && MPI_Irecv(&nothing, 0, MPI_BYTE, MPI_ANY_SOURCE, FTC_TAG_SENTINEL, ft->watch,
-                     &ft->sentinel) != MPI_SUCCESS)
+    if (ft->watch == MPI_COMM_NULL)
+        return;
+    const int rc = MPI_Irecv(&nothing, 0, MPI_BYTE, MPI_ANY_SOURCE, FTC_TAG_SENTINEL, ft->watch,
+                             &ft->sentinel);
+    if (rc != MPI_SUCCESS) {
         ft->sentinel = MPI_REQUEST_NULL;
+        ft->failure_known = true;
+    }
 #else
     (void)ft;
 #endif
 }
 
-/* A fired sentinel stays pending until the failure is acknowledged on its
- * communicator; only then can it be cancelled. */
+bool ftc_ft_failure_known(const ftc_ft *ft) { return ft->failure_known; }
+
+/* A sentinel that has not fired cancels at once. One that fired stays
+ * pending until the failure is acknowledged on its communicator, and a
+ * wait for its cancellation could block: it is released instead (a
+ * request per failure epoch, freed by MPI with its communicator). */
 static void retire_sentinel(ftc_ft *ft)
 {
     if (ft->sentinel == MPI_REQUEST_NULL)
         return;
-#ifdef FTCOLL_HAVE_ULFM
-    int acked = 0;
-    MPIX_Comm_ack_failed(ft->watch, ft->size, &acked);
-#endif
+    int cancelled = 0;
     MPI_Cancel(&ft->sentinel);
-    if (MPI_Wait(&ft->sentinel, MPI_STATUS_IGNORE) != MPI_SUCCESS
-        && ft->sentinel != MPI_REQUEST_NULL)
-        MPI_Request_free(&ft->sentinel);
+    if (MPI_Test(&ft->sentinel, &cancelled, MPI_STATUS_IGNORE) != MPI_SUCCESS || !cancelled) {
+        if (ft->sentinel != MPI_REQUEST_NULL)
+            MPI_Request_free(&ft->sentinel);
+    }
     ft->sentinel = MPI_REQUEST_NULL;
 }
 
@@ -308,6 +318,10 @@ static int check_size(const MPI_Status *status, int expected)
 
 int ftc_ft_wait(ftc_ft *ft, MPI_Request *requests, const int *expected, int n)
 {
+    if (ft->failure_known) {
+        ftc_ft_abandon(requests, expected, n);
+        return FTC_DETECTED;
+    }
     MPI_Request all[FTC_FT_MAX_WAIT + 1];
     int pending = 0;
     for (int i = 0; i < n; i++) {

@@ -74,6 +74,10 @@ int ftc_ft_call_tag(const ftc_ft *ft, long number);
  */
 MPI_Request *ftc_ft_sentinel(ftc_ft *ft);
 
+/* A rank of the epoch is known dead although no sentinel could say so
+ * (ULFM refused to post it): callers with waits of their own stop. */
+bool ftc_ft_failure_known(const ftc_ft *ft);
+
 /*
  * Waits for up to FTC_FT_MAX_WAIT requests (null ones allowed) and the
  * sentinel. A process failure (of a peer, or the sentinel's) cancels the

@@ -15,6 +15,8 @@ struct ftc_ft {
     MPI_Comm comm;              /* the data communicator */
     MPI_Comm watch;             /* same group, carries only the sentinel */
     MPI_Request sentinel;
+    bool failure_known;         /* ULFM refused to post the sentinel: a rank of the
+                                 * epoch is known dead already */
     int *epoch_rank;            /* per rank: its rank in `comm`, -1 if not in it */
     MPI_Comm *retired;          /* earlier epochs' communicators, freed at the end:
                                  * their numbers are not reused while messages a
