@@ -83,6 +83,15 @@ void ftc_ft_combine(ftc_ft_call *c, bool partner_is_higher);
 /* An error other than a process failure, with the call's context. */
 int ftc_ft_error(int rc, const char *what, int peer);
 
+/*
+ * Waits for the n requests of one transfer with `peer` (`posted`: what
+ * posting them returned; on an error, what was posted is abandoned).
+ * MPI_SUCCESS, FTC_DETECTED on a process failure, or an error with the
+ * call's context.
+ */
+int ftc_ft_complete_transfer(ftc_ft_call *c, int posted, MPI_Request *r, const int *expected,
+                             int n, const char *what, int peer);
+
 #ifdef FTCOLL_HAVE_ULFM
 /* The round the layer runs in a meeting (ft/ft.h's ftc_ft_round). */
 int ftc_allreduce_round(ftc_comm_t comm, void *call, const ftc_ft_meeting *meeting);

@@ -72,20 +72,18 @@ int ftc_ft_error(int rc, const char *what, int peer)
 
 /* ---- the failure-free attempt: epoch rank = index among the live ranks ----------- */
 
-static int settle_transfer(ftc_ft_call *c, MPI_Request *r, const int *expected, int n,
-                           const char *what, int peer)
+int ftc_ft_complete_transfer(ftc_ft_call *c, int posted, MPI_Request *r, const int *expected,
+                             int n, const char *what, int peer)
 {
-    ftc_ft_report_progress(c, what, peer);
-    const int rc = ftc_ft_wait(c->ft, r, expected, n);
+    int rc = posted;
+    if (rc == MPI_SUCCESS) {
+        ftc_ft_report_progress(c, what, peer);
+        rc = ftc_ft_wait(c->ft, r, expected, n);
+    } else {
+        ftc_ft_abandon(r, expected, n);
+        rc = ftc_ft_is_process_failure(rc) ? FTC_DETECTED : rc;
+    }
     return rc == MPI_SUCCESS || rc == FTC_DETECTED ? rc : ftc_ft_error(rc, what, peer);
-}
-
-/* A transfer MPI refused to start: a process failure, or an error. */
-static int refused(int rc, MPI_Request *r, const int *expected, int n, const char *what,
-                   int peer)
-{
-    ftc_ft_abandon(r, expected, n);
-    return ftc_ft_is_process_failure(rc) ? FTC_DETECTED : ftc_ft_error(rc, what, peer);
 }
 
 static int send_value(ftc_ft_call *c, int peer)
@@ -95,10 +93,9 @@ static int send_value(ftc_ft_call *c, int peer)
     ftc_ft_die_if_injected(c, FTC_INJECT_BEFORE_SEND, NULL);
     const int rc = ftc_p2p_isend(c->current, c->count, c->type, peer, c->tag_of_call,
                                  ftc_ft_epoch_comm(c->ft), &r[0]);
-    if (rc != MPI_SUCCESS)
-        return refused(rc, r, expected, 1, "sending to", peer);
-    ftc_ft_die_if_injected(c, FTC_INJECT_AFTER_SEND, &r[0]);
-    return settle_transfer(c, r, expected, 1, "sending to", peer);
+    if (rc == MPI_SUCCESS)
+        ftc_ft_die_if_injected(c, FTC_INJECT_AFTER_SEND, &r[0]);
+    return ftc_ft_complete_transfer(c, rc, r, expected, 1, "sending to", peer);
 }
 
 static int receive_value(ftc_ft_call *c, void *into, int peer)
@@ -107,8 +104,7 @@ static int receive_value(ftc_ft_call *c, void *into, int peer)
     const int expected[1] = { c->wire_bytes };
     const int rc = ftc_p2p_irecv(into, c->count, c->type, peer, c->tag_of_call,
                                  ftc_ft_epoch_comm(c->ft), &r[0]);
-    return rc != MPI_SUCCESS ? refused(rc, r, expected, 1, "receiving from", peer)
-                             : settle_transfer(c, r, expected, 1, "receiving from", peer);
+    return ftc_ft_complete_transfer(c, rc, r, expected, 1, "receiving from", peer);
 }
 
 static int exchange_values(ftc_ft_call *c, int peer)
@@ -117,14 +113,13 @@ static int exchange_values(ftc_ft_call *c, int peer)
     const int expected[2] = { c->wire_bytes, -1 };
     const MPI_Comm comm = ftc_ft_epoch_comm(c->ft);
     int rc = ftc_p2p_irecv(c->incoming, c->count, c->type, peer, c->tag_of_call, comm, &r[0]);
-    if (rc != MPI_SUCCESS)
-        return refused(rc, r, expected, 2, "receiving from", peer);
-    ftc_ft_die_if_injected(c, FTC_INJECT_BEFORE_SEND, NULL);
-    rc = ftc_p2p_isend(c->current, c->count, c->type, peer, c->tag_of_call, comm, &r[1]);
-    if (rc != MPI_SUCCESS)
-        return refused(rc, r, expected, 2, "sending to", peer);
-    ftc_ft_die_if_injected(c, FTC_INJECT_AFTER_SEND, &r[1]);
-    return settle_transfer(c, r, expected, 2, "exchanging with", peer);
+    if (rc == MPI_SUCCESS) {
+        ftc_ft_die_if_injected(c, FTC_INJECT_BEFORE_SEND, NULL);
+        rc = ftc_p2p_isend(c->current, c->count, c->type, peer, c->tag_of_call, comm, &r[1]);
+        if (rc == MPI_SUCCESS)
+            ftc_ft_die_if_injected(c, FTC_INJECT_AFTER_SEND, &r[1]);
+    }
+    return ftc_ft_complete_transfer(c, rc, r, expected, 2, "exchanging with", peer);
 }
 
 void ftc_ft_combine(ftc_ft_call *c, bool partner_is_higher)

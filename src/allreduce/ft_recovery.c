@@ -78,18 +78,6 @@ static int unpack(const round_view *v, int phase, int from, ftc_holdings *held, 
     return MPI_SUCCESS;
 }
 
-static int finish_transfer(round_view *v, MPI_Request *r, const int *expected, int n, int rc,
-                           const char *what, int peer)
-{
-    if (rc != MPI_SUCCESS) {
-        ftc_ft_abandon(r, expected, n);
-        return ftc_ft_is_process_failure(rc) ? FTC_DETECTED : ftc_ft_error(rc, what, peer);
-    }
-    ftc_ft_report_progress(v->c, what, peer);
-    rc = ftc_ft_wait(v->c->ft, r, expected, n);
-    return rc == MPI_SUCCESS || rc == FTC_DETECTED ? rc : ftc_ft_error(rc, what, peer);
-}
-
 /* Sends and/or receives one packed message with `peer` (a rank). */
 static int transfer(round_view *v, int tag, bool send, bool receive, int peer, const char *what)
 {
@@ -107,7 +95,7 @@ static int transfer(round_view *v, int tag, bool send, bool receive, int peer, c
         if (rc == MPI_SUCCESS)
             ftc_ft_die_if_injected(v->c, FTC_INJECT_AFTER_SEND, &r[1]);
     }
-    return finish_transfer(v, r, expected, 2, rc, what, peer);
+    return ftc_ft_complete_transfer(v->c, rc, r, expected, 2, what, peer);
 }
 
 /* The partner's value, in c->incoming, joins this rank's: holdings disjoint. */
