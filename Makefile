@@ -11,6 +11,11 @@
 #               allreduce recovery, guard), the PMPI layer's overhead (pmpi)
 #               and the thesis's broadcast-tree experiments (tree);
 #               bench-allgather etc. run one of them
+#   make install PREFIX=DIR   installs the library, headers, ftcrun, the
+#               CMake package and the pkg-config files under DIR (default
+#               /usr/local); the tree may be moved afterwards
+#   make package  the Debian package $(BUILD)/ftcoll_<version>_amd64.deb
+#               (installs under /usr)
 #   make torture  SIGKILLs ranks from outside during back-to-back fault-
 #               tolerant allreduce calls, $(TORTURE_JOBS) jobs at p = 2..16,
 #               and judges every survivor's results (tests/torture/README.md);
@@ -37,12 +42,13 @@ BUILD ?= build
 BUILD_MPICH ?= build-mpich
 JOBS ?= $(shell nproc)
 RANKS ?= 8
+PREFIX ?= /usr/local
 # make torture: jobs, and more driver options (e.g. --seed 7 --job 12)
 TORTURE_JOBS ?= 100
 TORTURE_ARGS ?=
 
 .PHONY: all deps build build-mpich test test-ulfm test-mpich run bench bench-allgather \
-        bench-allreduce bench-recovery bench-guard bench-tree torture clean
+        bench-allreduce bench-recovery bench-guard bench-tree torture install package clean
 
 all: build
 
@@ -120,6 +126,14 @@ bench-tree: build
 torture: build
 	python3 tests/torture/torture.py --jobs $(TORTURE_JOBS) --build $(BUILD) \
 	  --mpi-prefix $(MPI) --keep-logs $(BUILD)/torture-logs $(TORTURE_ARGS)
+
+# Built with the ULFM Open MPI; `cmake --install build --prefix DIR` is the same.
+install: build
+	cmake --install $(BUILD) --prefix $(PREFIX)
+
+package: build
+	cd $(BUILD) && cpack -G DEB
+	@ls $(BUILD)/ftcoll_*_amd64.deb
 
 clean:
 	rm -rf $(BUILD) $(BUILD_MPICH)
