@@ -11,6 +11,21 @@
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 
+# The installed files find each other by relative paths, which an absolute
+# directory would break.
+foreach(dir LIBDIR BINDIR INCLUDEDIR)
+  if(IS_ABSOLUTE "${CMAKE_INSTALL_${dir}}")
+    message(FATAL_ERROR "CMAKE_INSTALL_${dir}=${CMAKE_INSTALL_${dir}}: ftcoll's installed tree "
+                        "is relocatable and needs it relative to the prefix (e.g. lib, lib64)")
+  endif()
+endforeach()
+
+# The C++ wrapper of the same MPI, for projects that also use MPI::MPI_CXX.
+string(REGEX REPLACE "mpicc([^/]*)$" "mpicxx\\1" FTCOLL_MPI_CXX_COMPILER "${MPI_C_COMPILER}")
+if(FTCOLL_MPI_CXX_COMPILER STREQUAL MPI_C_COMPILER OR NOT EXISTS "${FTCOLL_MPI_CXX_COMPILER}")
+  set(FTCOLL_MPI_CXX_COMPILER "")
+endif()
+
 set(FTCOLL_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/ftcoll)
 set(FTCOLL_PKGCONFIG_DIR ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
 
@@ -60,15 +75,16 @@ set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
 set(CPACK_DEBIAN_PACKAGE_SECTION libdevel)
 set(CPACK_DEBIAN_PACKAGE_GENERATE_SHLIBS ON)   # shlibs + the ldconfig trigger
+set(CPACK_STRIP_FILES ON)
 set(FTCOLL_DEB_DEPENDS "libc6 (>= 2.34)")
 if(FTCOLL_MPI_FLAVOR STREQUAL "mpich" AND FTCOLL_MPI_PREFIX_DIR STREQUAL "/usr")
-  string(APPEND FTCOLL_DEB_DEPENDS ", libmpich12, mpich")
+  string(APPEND FTCOLL_DEB_DEPENDS ", libmpich12, libmpich-dev, mpich")
   set(FTCOLL_DEB_MPI "Debian's MPICH (no failure survival)")
 elseif(FTCOLL_MPI_PREFIX_DIR STREQUAL "/usr")
-  string(APPEND FTCOLL_DEB_DEPENDS ", libopenmpi3, openmpi-bin")
+  string(APPEND FTCOLL_DEB_DEPENDS ", libopenmpi3, libopenmpi-dev, openmpi-bin")
   set(FTCOLL_DEB_MPI "Debian's Open MPI")
 else()
-  set(FTCOLL_DEB_MPI "the ${FTCOLL_MPI_FLAVOR} in ${FTCOLL_MPI_PREFIX_DIR} (ULFM ${FTCOLL_HAVE_ULFM}); put its lib/ on LD_LIBRARY_PATH")
+  set(FTCOLL_DEB_MPI "the ${FTCOLL_MPI_FLAVOR} (ULFM ${FTCOLL_HAVE_ULFM}) in\n${FTCOLL_MPI_PREFIX_DIR}; put its lib/ on LD_LIBRARY_PATH")
 endif()
 set(CPACK_DEBIAN_PACKAGE_DEPENDS "${FTCOLL_DEB_DEPENDS}")
 set(CPACK_PACKAGE_DESCRIPTION

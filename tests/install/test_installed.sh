@@ -15,10 +15,12 @@
 #       given, and the package is purged again; otherwise the package is
 #       unpacked into a temporary root and used from there.
 #
+# FTCOLL_INSTALL_LIBDIR: CMAKE_INSTALL_LIBDIR (default lib).
 # MPIRUN_ARGS: flags for every mpirun launch (e.g. --oversubscribe --bind-to none);
 # FTCRUN_MPIRUN_ARGS: the same for ftcrun's launches.
 set -euo pipefail
 mode=$1 build=$(realpath "$2") mpicc=$3 mpirun=$4
+install_libdir=${FTCOLL_INSTALL_LIBDIR:-lib}   # CMAKE_INSTALL_LIBDIR
 here=$(cd "$(dirname "$0")" && pwd)
 read -r -a mpirun_args <<< "${MPIRUN_ARGS:-}"
 ranks=3
@@ -42,7 +44,10 @@ step() { echo "== $*"; }
 run_checked() {
     local name=$1 expected=$2 out
     shift 2
-    out=$("$@" 2>&1) || { echo "$out"; fail "$name exited with $?"; }
+    local status=0
+    # A hang must end within the test's own time, so that the package is purged.
+    out=$(timeout 120 "$@" 2>&1) || status=$?
+    [ "$status" = 0 ] || { echo "$out"; fail "$name exited with $status"; }
     echo "$out" | sed 's/^/   /'
     grep -q -- "$expected" <<< "$out" || fail "$name: \"$expected\" not in its output"
 }
@@ -84,6 +89,8 @@ with_cmake() {   # PREFIX (empty: found where CMake looks by default)
         -DCMAKE_C_FLAGS="-Wall -Wextra -Werror" >"$work/cmake.log" 2>&1 \
         || { cat "$work/cmake.log"; fail "configuring the outside project with find_package"; }
     grep "ftcoll .* from" "$work/cmake.log" | sed 's/^/   /'
+    grep -q "ftcoll .* from $(realpath "${prefix:-/usr}")/$install_libdir/cmake/ftcoll:" "$work/cmake.log" \
+        || fail "find_package found another ftcoll than the one under ${prefix:-/usr}"
     cmake --build "$dir" >"$work/build.log" 2>&1 \
         || { cat "$work/build.log"; fail "building the outside project with CMake"; }
     run_programs "$dir"
@@ -101,7 +108,8 @@ with_pkg_config() {   # PREFIX (empty: found where pkg-config looks by default)
     fi
     echo "   ftcoll: $(pkg-config --cflags --libs ftcoll)"
     libdir=$(pkg-config --variable=libdir ftcoll)
-    [ -f "$libdir/libftcoll.so" ] || fail "pkg-config's libdir $libdir holds no libftcoll.so"
+    [ "$(realpath "$libdir")" = "$(realpath "${prefix:-/usr}")/$install_libdir" ] \
+        || fail "pkg-config's libdir $libdir is not that of the ftcoll under ${prefix:-/usr}"
     # Outside the loader's own directories, the program must be told where.
     local rpath=()
     [ -z "$prefix" ] || rpath=(-Wl,-rpath,"$libdir")
@@ -138,6 +146,28 @@ wrong_mpi() {   # PREFIX
     grep -A1 "ftcoll was built with" <<< "$out" | sed 's/^/   /'
 }
 
+# ftcrun on a machine where the MPI it was built with is gone (or out of the
+# user's reach): the launcher of the same MPI on PATH is taken; one of the
+# other MPI is refused, saying why.
+mpi_gone() {   # PREFIX
+    local gone=$work/mpi-gone out status=0
+    step "ftcrun whose build-time MPI is gone"
+    cp -a "$1" "$gone"
+    sed -i -e 's|^MPIRUN_DEFAULT=".*/\([^/]*\)"$|MPIRUN_DEFAULT="/nonexistent/bin/\1"|' \
+           -e 's|^MPI_PREFIX=.*|MPI_PREFIX="/nonexistent"|' "$gone/bin/ftcrun"
+    grep -q '^MPIRUN_DEFAULT="/nonexistent/bin/' "$gone/bin/ftcrun" || fail "could not edit $gone/bin/ftcrun"
+    PATH="$(dirname "$mpirun"):$PATH" with_ftcrun "$gone/bin/ftcrun"
+    [ -z "${pass_report[*]}" ] && return 0           # built with MPICH: done
+    [ -x /usr/bin/mpiexec.mpich ] || return 0
+    mkdir "$work/other-mpi"
+    ln -s /usr/bin/mpiexec.mpich "$work/other-mpi/mpirun"
+    out=$(PATH="$work/other-mpi:$PATH" timeout 60 "$gone/bin/ftcrun" -n 2 -- "$work/with-cmake/unmodified" 2>&1) \
+        || status=$?
+    [ "$status" = 2 ] && grep -q "is not openmpi's: name one with --mpirun" <<< "$out" \
+        || { echo "$out"; fail "ftcrun took MPICH's mpirun for Open MPI's (exit $status)"; }
+    echo "   $(head -1 <<< "$out")"
+}
+
 use_tree() {   # PREFIX [default]: every way in, against one installed tree
     local prefix=$1 where=${2-$1}
     with_cmake "$where"
@@ -161,7 +191,11 @@ prefix)
     mkdir "$work/elsewhere"   # ftcrun reached through a link finds its own tree
     ln -s "$work/moved/bin/ftcrun" "$work/elsewhere/ftcrun"
     with_ftcrun "$work/elsewhere/ftcrun"
-    wrong_mpi "$work/moved"
+    # The loader cannot preload a path holding a space or a colon.
+    mv "$work/moved" "$work/moved again: 2"
+    with_ftcrun "$work/moved again: 2/bin/ftcrun"
+    wrong_mpi "$work/moved again: 2"
+    mpi_gone "$work/moved again: 2"
     ;;
 deb)
     step "cpack: the Debian package"
@@ -171,15 +205,16 @@ deb)
     [ -n "$deb" ] || { ls "$work/package"; fail "no ftcoll_<version>_amd64.deb made"; }
     echo "   $(basename "$deb"): $(dpkg-deb -f "$deb" Package Version Architecture Depends | tr '\n' ' ')"
     contents=$(dpkg-deb -c "$deb")
-    for f in ./usr/bin/ftcrun ./usr/include/ftcoll.h ./usr/lib/cmake/ftcoll/ftcollConfig.cmake \
-             ./usr/lib/pkgconfig/ftcoll.pc ./usr/lib/pkgconfig/ftcoll-pmpi.pc \
-             ./usr/lib/libftcoll-pmpi.so ./usr/lib/libftcoll.so; do
+    lib=./usr/$install_libdir
+    for f in ./usr/bin/ftcrun ./usr/include/ftcoll.h "$lib/cmake/ftcoll/ftcollConfig.cmake" \
+             "$lib/pkgconfig/ftcoll.pc" "$lib/pkgconfig/ftcoll-pmpi.pc" \
+             "$lib/libftcoll-pmpi.so" "$lib/libftcoll.so"; do
         grep -q " $f\( \|$\)" <<< "$contents" || fail "the package lacks ${f#.}"
     done
     if [ "$(id -u)" = 0 ] && ! dpkg-query -W -f='${Status}' ftcoll 2>/dev/null | grep -q " installed"; then
         step "dpkg -i $(basename "$deb")"
+        installed_package=1   # purged even if dpkg stops half-way
         dpkg -i "$deb" || fail "dpkg -i"
-        installed_package=1
         use_tree /usr ""
         [ "$(command -v ftcrun)" = /usr/bin/ftcrun ] || fail "ftcrun is not /usr/bin/ftcrun on PATH"
     else
