@@ -21,11 +21,13 @@ set(FTCOLL_TORTURE_TIME_LIMIT 20 CACHE STRING
   "Seconds per torture job before it counts as a hang")
 
 set(torture_dir ${CMAKE_CURRENT_LIST_DIR})
-add_executable(torture_api ${torture_dir}/torture_api.c ${torture_dir}/torture_launch.c)
+add_executable(torture_api ${torture_dir}/torture_api.c ${torture_dir}/torture_launch.c
+  ${torture_dir}/torture_digest.c)
 target_link_libraries(torture_api PRIVATE ftcoll_static)
 target_compile_options(torture_api PRIVATE ${FTCOLL_WARNINGS})
 # No ftcoll here: an unmodified MPI program, ftcoll comes with ftcrun.
-add_executable(torture_pmpi ${torture_dir}/torture_pmpi.c ${torture_dir}/torture_launch.c)
+add_executable(torture_pmpi ${torture_dir}/torture_pmpi.c ${torture_dir}/torture_launch.c
+  ${torture_dir}/torture_digest.c)
 target_link_libraries(torture_pmpi PRIVATE MPI::MPI_C)
 target_compile_options(torture_pmpi PRIVATE ${FTCOLL_WARNINGS})
 

@@ -36,17 +36,16 @@
 
 #include <ftcoll.h>
 
+#include "torture_digest.h"
 #include "torture_launch.h"
 
 enum {
     MAX_RANKS = TORTURE_MAX_RANKS, /* S travels as a 64-bit bitmap */
-    MAX_LENGTH = 8192,
+    MAX_LENGTH = TORTURE_MAX_LENGTH,
     MAX_REPORTED = 4,        /* mismatching elements printed per call */
     FINALIZE_GRACE_S = 2     /* see finalize_or_leave() */
 };
 
-static const int cycle_lengths[] = { 1, 3, 7, 64, 513, 1000, 8192 };
-enum { CYCLE_LENGTHS = sizeof(cycle_lengths) / sizeof(cycle_lengths[0]) };
 
 /* The kinds of call, in turn. Six kinds against seven lengths: every
  * (kind, length) pair comes up within 42 calls. */
@@ -113,7 +112,7 @@ static long long input_long_long(int rank, int call, int element)
 
 static int length_of(const options *opt, int call)
 {
-    return opt->fixed_length ? opt->fixed_length : cycle_lengths[call % CYCLE_LENGTHS];
+    return opt->fixed_length ? opt->fixed_length : torture_cycle_length(call);
 }
 
 /* The user-defined op: elementwise sum of long longs (commutative, exact). */
@@ -190,17 +189,6 @@ static void fill_input(call_kind kind, int rank, int call, int n, void *buffer)
         default: ((double *)buffer)[i] = input_double(rank, call, i); break;
         }
     }
-}
-
-/* FNV-1a over `bytes`, continuing from `hash`. */
-static uint64_t fnv1a(uint64_t hash, const void *bytes, size_t n)
-{
-    const unsigned char *b = bytes;
-    for (size_t i = 0; i < n; i++) {
-        hash ^= b[i];
-        hash *= 0x100000001b3ULL;
-    }
-    return hash;
 }
 
 /* Reads the call's report into S and the ranks found dead; 0 on success. */
@@ -326,9 +314,9 @@ static int torture_call(ftc_comm_t comm, run_state *st, const options *opt, int 
     st->ever_missing |= ~s & (st->p == 64 ? ~0ULL : ((1ULL << st->p) - 1));
     st->last_s = s;
     const int32_t call_number = call;
-    st->digest = fnv1a(st->digest, &call_number, sizeof(call_number));
-    st->digest = fnv1a(st->digest, &s, sizeof(s));
-    st->digest = fnv1a(st->digest, recv, (size_t)n * shape.element_size);
+    st->digest = torture_digest_add(st->digest, &call_number, sizeof(call_number));
+    st->digest = torture_digest_add(st->digest, &s, sizeof(s));
+    st->digest = torture_digest_add(st->digest, recv, (size_t)n * shape.element_size);
     st->done = call;
     return 0;
 }
@@ -356,7 +344,7 @@ static int torture_bcast(ftc_comm_t comm, run_state *st, int call)
     int error_class = rc;
     MPI_Error_class(rc, &error_class);
     const int32_t outcome = rc == MPI_SUCCESS ? 0 : 1;
-    st->digest = fnv1a(st->digest, &outcome, sizeof(outcome));
+    st->digest = torture_digest_add(st->digest, &outcome, sizeof(outcome));
     if (rc != MPI_SUCCESS && error_class != MPIX_ERR_PROC_FAILED) {
         fprintf(stderr, "ERROR rank %d call %d: ftc_bcast from %d returned class %d: %s\n",
                 st->rank, call, root, error_class, ftc_error_message());
@@ -450,19 +438,9 @@ static void after_survivors(ftc_comm_t comm, run_state *st)
         st->errors++;
         return;
     }
-    uint64_t low = 0, high = 0;
-    int rc = MPI_Allreduce(&st->digest, &low, 1, MPI_UINT64_T, MPI_MIN, survivors);
-    if (rc == MPI_SUCCESS)
-        rc = MPI_Allreduce(&st->digest, &high, 1, MPI_UINT64_T, MPI_MAX, survivors);
-    if (rc != MPI_SUCCESS) {
-        fprintf(stderr, "ERROR rank %d: MPI_Allreduce on the survivors returned %d\n",
-                st->rank, rc);
-        st->errors++;
-    } else if (low != high) {
-        fprintf(stderr, "FAIL rank %d: digests differ among the survivors: %016llx..%016llx\n",
-                st->rank, (unsigned long long)low, (unsigned long long)high);
-        st->wrong++;
-    }
+    int outcome = torture_compare_digests(st->digest, survivors, st->rank);
+    st->errors += outcome < 0;
+    st->wrong += outcome > 0;
     MPI_Comm_free(&survivors);
 }
 
@@ -538,7 +516,7 @@ static int parse_options(int argc, char **argv, options *opt)
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
-    run_state st = { .digest = 0xcbf29ce484222325ULL };
+    run_state st = { .digest = TORTURE_DIGEST_START };
     MPI_Comm_rank(MPI_COMM_WORLD, &st.rank);
     MPI_Comm_size(MPI_COMM_WORLD, &st.p);
     options opt;

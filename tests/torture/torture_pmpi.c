@@ -30,12 +30,11 @@
 
 #include <mpi.h>
 
+#include "torture_digest.h"
 #include "torture_launch.h"
 
-enum { MAX_RANKS = 31, MAX_LENGTH = 8192, MAX_REPORTED = 4 };   /* 3 * 4^30 < 2^63 */
+enum { MAX_RANKS = 31, MAX_LENGTH = TORTURE_MAX_LENGTH, MAX_REPORTED = 4 };   /* 3 * 4^30 < 2^63 */
 
-static const int cycle_lengths[] = { 1, 3, 7, 64, 513, 1000, 8192 };
-enum { CYCLE_LENGTHS = sizeof(cycle_lengths) / sizeof(cycle_lengths[0]) };
 
 typedef struct {
     int rank, p;
@@ -50,16 +49,6 @@ typedef struct {
 static long long factor_of(int call, int element)
 {
     return 1 + (call + element) % 3;
-}
-
-static uint64_t fnv1a(uint64_t hash, const void *bytes, size_t n)
-{
-    const unsigned char *b = bytes;
-    for (size_t i = 0; i < n; i++) {
-        hash ^= b[i];
-        hash *= 0x100000001b3ULL;
-    }
-    return hash;
 }
 
 /* The set a sum names (its base-4 digits), or -1 (all ones) for a digit
@@ -106,7 +95,7 @@ static uint64_t check_result(run_state *st, int call, const long long *sum, int 
 /* One MPI_Allreduce, checked. Returns 0 to go on, 1 after an error. */
 static int torture_call(run_state *st, int call, long long *send, long long *recv)
 {
-    const int n = st->fixed_length ? st->fixed_length : cycle_lengths[call % CYCLE_LENGTHS];
+    const int n = st->fixed_length ? st->fixed_length : torture_cycle_length(call);
     const int in_place = call % 2 == 0;
     long long *input = in_place ? recv : send;
     for (int i = 0; i < n; i++)
@@ -129,34 +118,18 @@ static int torture_call(run_state *st, int call, long long *send, long long *rec
         st->s &= s;   /* never grows: a returning rank was reported above */
     }
     const int32_t call_number = call;
-    st->digest = fnv1a(st->digest, &call_number, sizeof(call_number));
-    st->digest = fnv1a(st->digest, &s, sizeof(s));
-    st->digest = fnv1a(st->digest, recv, (size_t)n * sizeof(long long));
+    st->digest = torture_digest_add(st->digest, &call_number, sizeof(call_number));
+    st->digest = torture_digest_add(st->digest, &s, sizeof(s));
+    st->digest = torture_digest_add(st->digest, recv, (size_t)n * sizeof(long long));
     st->done = call;
     return 0;
 }
 
 /* The survivors' digests, compared by one more (fault-tolerant) allreduce. */
-static void compare_digests(run_state *st)
-{
-    uint64_t low = 0, high = 0;
-    int rc = MPI_Allreduce(&st->digest, &low, 1, MPI_UINT64_T, MPI_MIN, MPI_COMM_WORLD);
-    if (rc == MPI_SUCCESS)
-        rc = MPI_Allreduce(&st->digest, &high, 1, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD);
-    if (rc != MPI_SUCCESS) {
-        fprintf(stderr, "ERROR rank %d: the digests' MPI_Allreduce returned %d\n", st->rank, rc);
-        st->errors++;
-    } else if (low != high) {
-        fprintf(stderr, "FAIL rank %d: digests differ among the survivors: %016llx..%016llx\n",
-                st->rank, (unsigned long long)low, (unsigned long long)high);
-        st->wrong++;
-    }
-}
-
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
-    run_state st = { .digest = 0xcbf29ce484222325ULL, .calls = argc > 1 ? atoi(argv[1]) : 100 };
+    run_state st = { .digest = TORTURE_DIGEST_START, .calls = argc > 1 ? atoi(argv[1]) : 100 };
     MPI_Comm_rank(MPI_COMM_WORLD, &st.rank);
     MPI_Comm_size(MPI_COMM_WORLD, &st.p);
     if (argc > 3 && strcmp(argv[2], "--length") == 0)
@@ -188,8 +161,11 @@ int main(int argc, char **argv)
             break;
     }
     st.loop_seconds = MPI_Wtime() - start;
-    if (st.errors == 0)
-        compare_digests(&st);
+    if (st.errors == 0) {
+        int outcome = torture_compare_digests(st.digest, MPI_COMM_WORLD, st.rank);
+        st.errors += outcome < 0;
+        st.wrong += outcome > 0;
+    }
 
     printf("torture rank=%d p=%d calls=%d done=%d wrong=%d errors=%d digest=%016llx "
            "last_failure_call=%d dead=- S=%llx loop_s=%.3f\n",
