@@ -236,7 +236,7 @@ int ftc_comm_free(ftc_comm_t *comm)
         return ftc_fail(MPI_ERR_COMM, "ftc_comm_free: the communicator is NULL");
     /* A rank may still be finishing an allreduce with this rank's saved
      * result: settle before the communicator goes away. */
-    int rc = ftc_ft_settle(*comm, true, "ftc_comm_free");
+    int rc = ftc_ft_leave(*comm);
     if (rc == MPI_SUCCESS)
         rc = ftc_tree_comm_quiesce(*comm);
     ftc_guard_tally(*comm);

@@ -14,7 +14,30 @@ int ftc_p2p_irecv(void *buf, int count, MPI_Datatype type, int peer, int tag,
 
 int ftc_p2p_waitall(int n, MPI_Request *requests, MPI_Status *statuses)
 {
+#ifdef FTCOLL_HAVE_ULFM
+    for (;;) {
+        int done = 0;
+        const int rc = MPI_Testall(n, requests, &done, statuses);
+        if (rc != MPI_SUCCESS || done)
+            return rc;
+    }
+#else
     return MPI_Waitall(n, requests, statuses);
+#endif
+}
+
+int ftc_p2p_waitany(int n, MPI_Request *requests, int *index, MPI_Status *status)
+{
+#ifdef FTCOLL_HAVE_ULFM
+    for (;;) {
+        int done = 0;
+        const int rc = MPI_Testany(n, requests, index, &done, status);
+        if (rc != MPI_SUCCESS || done)
+            return rc;
+    }
+#else
+    return MPI_Waitany(n, requests, index, status);
+#endif
 }
 
 int ftc_p2p_sendrecv(const void *sendbuf, int sendcount, int dest, void *recvbuf,

@@ -30,7 +30,19 @@ int ftc_p2p_isend(const void *buf, int count, MPI_Datatype type, int peer, int t
                   MPI_Comm comm, MPI_Request *request);
 int ftc_p2p_irecv(void *buf, int count, MPI_Datatype type, int peer, int tag,
                   MPI_Comm comm, MPI_Request *request);
+/*
+ * MPI_Waitall and MPI_Waitany, polled with MPI_Testall / MPI_Testany under
+ * ULFM. Open MPI 5.0.7's blocking waits attach every request to a
+ * synchronisation object on the waiting call's stack; when the wait
+ * returns on a process failure, a request still pending (a receive from a
+ * live peer, or the failure sentinel, MPIX_ERR_PROC_FAILED_PENDING) stays
+ * attached, and when it completes later (cancelled at the next epoch) MPI
+ * writes a count and an error code into whatever frame lies there by then:
+ * a survivor's own locals, silently corrupted. The test calls attach
+ * nothing. Both spin the same progress engine.
+ */
 int ftc_p2p_waitall(int n, MPI_Request *requests, MPI_Status *statuses);
+int ftc_p2p_waitany(int n, MPI_Request *requests, int *index, MPI_Status *status);
 int ftc_p2p_sendrecv(const void *sendbuf, int sendcount, int dest, void *recvbuf,
                      int recvcount, int source, MPI_Datatype type, int tag, MPI_Comm comm,
                      MPI_Status *status);

@@ -40,9 +40,32 @@ int ftc_ft_read_tag_window(int *window)
 
 /* ---- the sentinel ------------------------------------------------------------ */
 
-/* ULFM may refuse a wildcard receive outright when a rank of the group is
- * already known dead (a death right after the shrink): the epoch is then
- * over before it began, and every wait says so. */
+#ifdef FTCOLL_HAVE_ULFM
+/* Whether this process already knows a rank of `comm` dead. */
+static bool knows_a_death(MPI_Comm comm)
+{
+    MPI_Group failed = MPI_GROUP_NULL;
+    int count = 0;
+    if (MPIX_Comm_get_failed(comm, &failed) != MPI_SUCCESS)
+        return true;   /* cannot tell: the epoch's first wait finds out */
+    MPI_Group_size(failed, &count);
+    if (failed != MPI_GROUP_EMPTY)   /* predefined: handed out when nobody failed */
+        MPI_Group_free(&failed);
+    return count > 0;
+}
+#endif
+
+/*
+ * ULFM fails a wildcard receive when it learns of a death in the
+ * receive's group. A death learned of before the epoch's communicator
+ * existed (a rank that died during the shrink, after the shrink's
+ * agreement counted it alive, is a member of the new epoch) is no such
+ * event: the sentinel could wait forever. So the sentinel is posted first,
+ * then this process is asked what it already knows: a death learned of
+ * before the question is in the answer, one learned of after it fires the
+ * sentinel. ULFM may also refuse the receive outright. Either way the
+ * epoch is over before it began, and every wait says so.
+ */
 static void post_sentinel(ftc_ft *ft)
 {
     ft->failure_known = false;
@@ -52,10 +75,9 @@ static void post_sentinel(ftc_ft *ft)
         return;
     const int rc = MPI_Irecv(&nothing, 0, MPI_BYTE, MPI_ANY_SOURCE, FTC_TAG_SENTINEL, ft->watch,
                              &ft->sentinel);
-    if (rc != MPI_SUCCESS) {
+    if (rc != MPI_SUCCESS)
         ft->sentinel = MPI_REQUEST_NULL;
-        ft->failure_known = true;
-    }
+    ft->failure_known = rc != MPI_SUCCESS || knows_a_death(ft->watch);
 #else
     (void)ft;
 #endif
@@ -247,9 +269,11 @@ bool ftc_ft_is_alive(const ftc_ft *ft, int rank) { return ft->alive[rank]; }
 
 /* ---- calls ------------------------------------------------------------------------------- */
 
+void ftc_ft_begin_op(ftc_ft *ft) { ft->ops++; }
+
 long ftc_ft_begin_call(ftc_ft *ft)
 {
-    ft->skip_settle_before = 0;
+    ftc_ft_begin_op(ft);
     return ++ft->calls;
 }
 
@@ -333,7 +357,7 @@ int ftc_ft_wait(ftc_ft *ft, MPI_Request *requests, const int *expected, int n)
     while (pending > 0 && rc == MPI_SUCCESS) {
         int index = MPI_UNDEFINED;
         MPI_Status status;
-        rc = MPI_Waitany(n + 1, all, &index, &status);
+        rc = ftc_p2p_waitany(n + 1, all, &index, &status);   /* never MPI_Waitany: p2p.h */
         if (rc == MPI_SUCCESS && index == n)
             rc = MPI_ERR_INTERN;   /* a message on the sentinel's private communicator */
         else if (rc == MPI_SUCCESS && index == MPI_UNDEFINED)
@@ -366,8 +390,15 @@ int ftc_ft_settle(ftc_comm_t comm, bool leaving, const char *who)
     return MPI_SUCCESS;
 }
 
+int ftc_ft_leave(ftc_comm_t comm)
+{
+    ftc_ft_begin_op(comm->ft);
+    return MPI_SUCCESS;
+}
+
 int ftc_ft_survivors(ftc_comm_t comm, MPI_Comm *survivors)
 {
+    ftc_ft_begin_op(comm->ft);
     const int rc = MPI_Comm_dup(comm->comm, survivors);
     return rc == MPI_SUCCESS ? MPI_SUCCESS
                              : ftc_fail_mpi(rc, "ftc_comm_survivors: MPI_Comm_dup failed");
@@ -377,6 +408,7 @@ int ftc_ft_survivors(ftc_comm_t comm, MPI_Comm *survivors)
 int ftc_ft_require_every_rank(ftc_comm_t comm, const char *who)
 {
     ftc_ft *ft = comm->ft;
+    ftc_ft_begin_op(ft);
     if (ft->owes_meeting) {
         const int rc = ftc_ft_settle(comm, false, who);
         if (rc != MPI_SUCCESS)

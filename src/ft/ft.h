@@ -143,12 +143,17 @@ int ftc_ft_meet(ftc_comm_t comm, ftc_ft_place place, const ftc_holdings *held, v
                 ftc_ft_decision *decision);
 
 /*
- * Outside any call (ftc_comm_free, ftc_comm_survivors, a collective a
- * failure interrupted, an owed meeting): meets the survivors, serving
- * ranks still in an earlier call, so nobody is left waiting. `leaving`:
- * no further call will follow on this communicator. A no-op without ULFM.
+ * Outside any call, within the current operation (a collective a failure
+ * interrupted, an owed meeting): meets the survivors, serving ranks still
+ * in an earlier call, so nobody is left waiting. `leaving`: no further
+ * call will follow on this communicator. A no-op without ULFM. Skipped in
+ * the one operation whose settling the others finished while this rank
+ * was late (they will not come to it again).
  */
 int ftc_ft_settle(ftc_comm_t comm, bool leaving, const char *who);
+
+/* ftc_comm_free's operation: settles, leaving. */
+int ftc_ft_leave(ftc_comm_t comm);
 
 /* For collectives that need every rank: an owed meeting first, then
  * MPIX_ERR_PROC_FAILED (with ULFM) if any rank has failed. */
@@ -158,7 +163,8 @@ int ftc_ft_require_every_rank(ftc_comm_t comm, const char *who);
  * settles with the survivors, then MPIX_ERR_PROC_FAILED. */
 int ftc_ft_interrupted(ftc_comm_t comm, const char *who);
 
-/* MPIX_Comm_shrink of the current epoch (after settling), or a duplicate. */
+/* ftc_comm_survivors' operation: MPIX_Comm_shrink of the current epoch
+ * (after settling), or a duplicate without ULFM. */
 int ftc_ft_survivors(ftc_comm_t comm, MPI_Comm *survivors);
 
 #endif

@@ -34,13 +34,17 @@ struct ftc_ft {
     long calls;                 /* calls begun: the number of the current or last */
     long kept_call;             /* the last call completed here; 0: none */
     ftc_holdings kept_held;     /* its S */
+    long ops;                   /* operations begun (ftc_ft_begin_op) */
     bool owes_meeting;
-    long skip_settle_before;    /* settling before this call meets nobody: the
-                                 * others left that settling already */
+    long skip_op;               /* settling in this operation meets nobody: the
+                                 * others left that settling already (0: none) */
 };
 
 /* Makes `comm` (and its twin `watch`) the current epoch; the previous
  * epoch's communicators are retired. */
 int ftc_ft_install_epoch(ftc_ft *ft, MPI_Comm comm, MPI_Comm watch);
+
+/* Counts an operation that may meet: every rank numbers it alike. */
+void ftc_ft_begin_op(ftc_ft *ft);
 
 #endif

@@ -37,7 +37,7 @@
 
 enum { SHRINK_ATTEMPTS = 100 };
 enum { FLAG_FINISHED = 1, FLAG_NO_ERROR = 2 };
-enum { REC_EPOCH, REC_PLACE, REC_CALL, REC_KEPT, REC_HEADER };   /* then two holdings */
+enum { REC_EPOCH, REC_PLACE, REC_CALL, REC_KEPT, REC_OP, REC_HEADER };   /* then two holdings */
 
 /* A meeting's working memory. */
 typedef struct {
@@ -102,6 +102,7 @@ static void write_record(const ftc_ft *ft, const meeting_memory *m, ftc_ft_place
     r[REC_PLACE] = (uint64_t)place;
     r[REC_CALL] = (uint64_t)(place == FTC_AT_CALL ? ft->calls : ft->calls + 1);
     r[REC_KEPT] = (uint64_t)ft->kept_call;
+    r[REC_OP] = (uint64_t)ft->ops;
     memset(r + REC_HEADER, 0, sizeof(uint64_t) * (size_t)m->words);
     if (held)
         memcpy(r + REC_HEADER, held->words, sizeof(uint64_t) * (size_t)m->words);
@@ -157,7 +158,7 @@ static int read_records(const ftc_ft *ft, meeting_memory *m)
             return ftc_fail(MPI_ERR_INTERN, "ftcoll: rank %d's record is of epoch %llu, this "
                             "rank's of %ld", rank, (unsigned long long)r[REC_EPOCH], ft->epoch);
         m->where[i] = (ftc_ft_presence){ .place = (int)r[REC_PLACE], .call = (long)r[REC_CALL],
-                                         .kept = (long)r[REC_KEPT] };
+                                         .kept = (long)r[REC_KEPT], .op = (long)r[REC_OP] };
         memcpy(m->held[rank].words, r + REC_HEADER, sizeof(uint64_t) * (size_t)m->words);
         memcpy(m->kept[rank].words, r + REC_HEADER + m->words,
                sizeof(uint64_t) * (size_t)m->words);
@@ -244,8 +245,8 @@ static int leave(ftc_ft *ft, const ftc_ft_decision *d)
         return ftc_fail(MPI_ERR_OTHER, "ftcoll: the survivors are in calls that do not match "
                         "(%s): every rank must make the same calls on a communicator", d->why);
     ft->owes_meeting = d->owes_meeting;
-    if (d->others_left)
-        ft->skip_settle_before = d->call + 1;
+    if (d->settled_op > 0)
+        ft->skip_op = d->settled_op;
     return MPI_SUCCESS;
 }
 
@@ -282,8 +283,10 @@ int ftc_ft_meet(ftc_comm_t comm, ftc_ft_place place, const ftc_holdings *held, v
 int ftc_ft_settle(ftc_comm_t comm, bool leaving, const char *who)
 {
     ftc_ft *ft = comm->ft;
-    if (ft->skip_settle_before == ft->calls + 1)
-        return MPI_SUCCESS;   /* the others settled before this call and left */
+    if (ft->skip_op == ft->ops) {
+        ft->skip_op = 0;
+        return MPI_SUCCESS;   /* the others settled in this operation and left */
+    }
     ftc_ft_decision decision;
     const int rc = ftc_ft_meet(comm, leaving ? FTC_LEAVING : FTC_BETWEEN_CALLS, NULL, NULL,
                                &decision);
@@ -294,8 +297,15 @@ int ftc_ft_settle(ftc_comm_t comm, bool leaving, const char *who)
     return ftc_fail(rc, "%s: %s", who, why);
 }
 
+int ftc_ft_leave(ftc_comm_t comm)
+{
+    ftc_ft_begin_op(comm->ft);
+    return ftc_ft_settle(comm, true, "ftc_comm_free");
+}
+
 int ftc_ft_survivors(ftc_comm_t comm, MPI_Comm *survivors)
 {
+    ftc_ft_begin_op(comm->ft);
     int rc = ftc_ft_settle(comm, false, "ftc_comm_survivors");
     if (rc == MPI_SUCCESS)
         rc = shrink(comm->ft->comm, survivors);

@@ -6,6 +6,8 @@ typedef struct {
     bool outside_lo;                /* some rank outside any call, next call lo */
     bool leaving_hi, between_hi;    /* some rank outside, next call hi: leaving / not */
     bool kept_wrong;                /* a rank at hi did not keep call lo's result */
+    long settling_op;               /* the operation of ranks outside a call at hi */
+    bool settling_ops_differ;
 } survey;
 
 static survey survey_of(int n, const ftc_ft_presence *where)
@@ -26,6 +28,9 @@ static survey survey_of(int n, const ftc_ft_presence *where)
             s.leaving_hi |= where[i].place == FTC_LEAVING;
             s.between_hi |= where[i].place == FTC_BETWEEN_CALLS;
             s.kept_wrong |= s.hi != s.lo && where[i].kept != s.lo;
+            if (!inside && s.settling_op == 0)
+                s.settling_op = where[i].op;
+            s.settling_ops_differ |= !inside && where[i].op != s.settling_op;
         }
     }
     return s;
@@ -73,6 +78,10 @@ static void two_calls(const survey *s, const ftc_ft_presence *mine, ftc_ft_decis
         error(out, "some ranks freed the communicator while others are inside a call on it");
         return;
     }
+    if (s->settling_ops_differ) {
+        error(out, "ranks past call lo settle in different operations");
+        return;
+    }
     out->call = s->lo;
     out->round = true;
     out->role = mine->call == s->lo ? FTC_ROLE_LATE : FTC_ROLE_SERVE;
@@ -81,9 +90,11 @@ static void two_calls(const survey *s, const ftc_ft_presence *mine, ftc_ft_decis
         return;
     }
     out->owes_meeting = s->inside_hi;
-    /* the servers were all settling before lo + 1 and leave now: a late
-     * rank's own settling before lo + 1 has nobody to meet */
-    out->others_left = out->role == FTC_ROLE_LATE && !s->inside_hi;
+    /* the servers were all settling, in one operation, and leave now: the
+     * late rank's own settling in that operation has nobody to meet (its
+     * other operations meet as usual: the servers come to those too) */
+    if (out->role == FTC_ROLE_LATE && !s->inside_hi)
+        out->settled_op = s->settling_op;
 }
 
 void ftc_ft_reconcile(int n, const ftc_ft_presence *where, int me, ftc_ft_decision *out)

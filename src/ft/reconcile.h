@@ -17,7 +17,10 @@
  *   calls lo and lo + 1           finish lo: ranks inside lo are late,
  *                                 ranks at lo + 1 completed it and serve
  *                                 the result they kept; then those inside
- *                                 lo + 1 wait for the late ones as above
+ *                                 lo + 1 wait for the late ones as above;
+ *                                 servers that were settling (all in one
+ *                                 operation k) leave, and the late ranks
+ *                                 skip their own settling in operation k
  *   anything else                 an error on every survivor alike (the
  *                                 ranks made different calls)
  *
@@ -39,6 +42,9 @@ typedef struct {
     int place;             /* ftc_ft_place */
     long call;
     long kept;             /* the last call it completed and kept the result of; 0: none */
+    long op;               /* its operation: every operation on the communicator that
+                            * may meet (a call, ftc_allgather, ftc_comm_survivors,
+                            * ftc_comm_free) has the same number on every rank */
 } ftc_ft_presence;
 
 typedef enum {
@@ -60,8 +66,9 @@ typedef struct {
     long call;             /* the call the round finishes */
     ftc_ft_next next;      /* once every survivor finished the round */
     bool owes_meeting;     /* RETURN: others wait in a meeting for this rank */
-    bool others_left;      /* RETURN: every other rank returned from the settling of
-                            * call `call` + 1, so this rank's own must not meet */
+    long settled_op;       /* RETURN, > 0: every other rank settled in operation
+                            * `settled_op` and left, so this rank's own settling in
+                            * that operation must not meet (0: none) */
     const char *why;       /* ERROR: what is inconsistent */
 } ftc_ft_decision;
 

@@ -253,6 +253,41 @@ def run_kills(kills, progress, pids, proc, program_path, deadline, t0, result):
         result.setdefault("missed", {})[rank] = missed
 
 
+def where_ranks_hang(pids, progress, program_path, killed):
+    """What a hung job's ranks were doing: each live rank's call counter
+    and every thread's stack (gdb, when installed), so that a hang seen
+    once can be understood without replaying it."""
+    lines, gdbs = [], {}
+    alive_pids = [pid for rank, pid in pids.items()
+                  if killed.get(rank) is None and is_our_rank(pid, program_path)]
+    for pid in alive_pids:   # one consistent picture: nobody moves on meanwhile
+        try:
+            os.kill(pid, signal.SIGSTOP)
+        except OSError:
+            pass
+    for rank, pid in sorted(pids.items()):
+        alive = pid in alive_pids
+        lines.append("rank %d pid %d: %s, call %d" % (
+            rank, pid, "alive" if alive else "gone", progress.call_of(rank)))
+        if alive:
+            try:
+                gdbs[rank] = subprocess.Popen(
+                    ["gdb", "-p", str(pid), "-batch", "-nx", "-ex", "thread apply all bt"],
+                    stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                    stdin=subprocess.DEVNULL)
+            except OSError:
+                break   # no gdb: the counters alone
+    for rank, gdb in sorted(gdbs.items()):
+        try:
+            out = gdb.communicate(timeout=60)[0].decode("utf-8", "replace")
+        except subprocess.TimeoutExpired:
+            gdb.kill()
+            out = gdb.communicate()[0].decode("utf-8", "replace")
+        frames = [l for l in out.splitlines() if l.startswith(("#", "Thread "))]
+        lines.append("---- rank %d stacks\n%s" % (rank, "\n".join(frames)))
+    return "\n".join(lines)
+
+
 def launch(args, env, workdir, program, p, calls, after, kills):
     """Runs one job. kills: kill_schedule's list. Returns a dict with
     the launcher's exit code, timed_out, the logs, the kills done (rank ->
@@ -286,6 +321,7 @@ def launch(args, env, workdir, program, p, calls, after, kills):
             result["rc"] = proc.wait(timeout=max(0.1, deadline - time.monotonic()))
         except subprocess.TimeoutExpired:
             result["timed_out"] = True
+            result["hang"] = where_ranks_hang(pids, progress, program_path, result["killed"])
         finally:
             leftovers = [r for r, pid in pids.items()
                          if r not in result["killed"] and is_our_rank(pid, program_path)]
@@ -500,6 +536,8 @@ def keep_log(args, name, res, header):
         f.write("launcher exit: %s, timed out: %s, %.1f s\n"
                 % (res["rc"], res["timed_out"], res["seconds"]))
         f.write("==== stdout\n" + res["stdout"] + "==== stderr\n" + res["stderr"])
+        if res.get("hang"):
+            f.write("==== where the ranks were when the time limit passed\n" + res["hang"] + "\n")
     return path
 
 
@@ -587,6 +625,8 @@ def run_job(args, env, calibrator, plan):
     if verdict != "CORRECT":
         for reason in reasons[:(20 if args.verbose else 4)]:
             print("    " + reason[:300])
+        for counter in (res.get("hang") or "").split("---- ")[0].splitlines():
+            print("    " + counter)
     if verdict != "CORRECT" or args.keep_all:
         kept = keep_log(args, "job-%d-p%02d-%s.log" % (plan["job"], p, verdict), res,
                         line + "\nseed %d" % args.seed)

@@ -175,7 +175,7 @@ typedef enum { OP_NONE, OP_POST_RECV, OP_POST_SEND, OP_WAIT, OP_ENTER, OP_EXIT }
 typedef struct {
     bool written;
     int place;
-    long call, kept, epoch;
+    long call, kept, epoch, op;
     set held, kept_held;
 } record;
 
@@ -206,7 +206,7 @@ typedef struct {
     int n, index;              /* live ranks, this rank's place among them */
     const int *live;
     set group;
-    long calls, kept_call, skip_settle_before;
+    long calls, kept_call, ops, skip_op;
     set kept_held;
     counts kept_data;
     int kept_len;
@@ -926,7 +926,7 @@ static void write_record(world *w, proc *q)
     const bool at_call = q->place == FTC_AT_CALL;
     w->records[c->records + q->index] = (record){
         .written = true, .place = q->place, .call = at_call ? q->calls : q->calls + 1,
-        .kept = q->kept_call, .epoch = q->epoch, .held = at_call ? q->held : 0,
+        .kept = q->kept_call, .epoch = q->epoch, .op = q->ops, .held = at_call ? q->held : 0,
         .kept_held = q->kept_held };
     if (at_call && !counts_are(&q->cur, q->held, w->p)) {
         w->belief_differs++;
@@ -990,10 +990,10 @@ static void after_agree(world *w, proc *q, int agreed)
         return;
     }
     q->owes_meeting = q->decision.owes_meeting;
-    if (q->decision.others_left)
-        q->skip_settle_before = q->decision.call + 1;
+    if (q->decision.settled_op > 0)
+        q->skip_op = q->decision.settled_op;
     note(w, "r%d leaves the meeting%s%s", q->rank, q->owes_meeting ? ", owes a meeting" : "",
-         q->decision.others_left ? ", others left" : "");
+         q->decision.settled_op > 0 ? ", others left" : "");
     if (q->place == FTC_AT_CALL)
         finish_call(w, q);
     else
@@ -1146,13 +1146,13 @@ static void decide(world *w, proc *q)
             return;
         }
         where[i] = (ftc_ft_presence){ .place = recs[i].place, .call = recs[i].call,
-                                      .kept = recs[i].kept };
+                                      .kept = recs[i].kept, .op = recs[i].op };
     }
     ftc_ft_reconcile(q->n, where, q->index, &q->decision);
     const ftc_ft_decision *d = &q->decision;
-    note(w, "r%d decides: call %ld role %d round %d next %d owes %d others_left %d", q->rank,
+    note(w, "r%d decides: call %ld role %d round %d next %d owes %d settled_op %ld", q->rank,
          d->call, (int)d->role, (int)d->round, (int)d->next, (int)d->owes_meeting,
-         (int)d->others_left);
+         d->settled_op);
     if (d->next == FTC_NEXT_ERROR) {
         violation(w, FTM_CODE_ERROR,
                   "r%d: reconcile says the survivors' calls do not match (%s)", q->rank,
@@ -1204,7 +1204,9 @@ static void recover(world *w, proc *q)
 
 static void settle(world *w, proc *q)
 {
-    if (q->skip_settle_before == q->calls + 1) {
+    q->ops++;   /* ftc_comm_free is an operation of its own */
+    if (q->skip_op == q->ops) {
+        q->skip_op = 0;
         note(w, "r%d's ftc_comm_free skips its settling: the others left", q->rank);
         become_done(w, q);
         return;
@@ -1216,7 +1218,7 @@ static void settle(world *w, proc *q)
 static void begin_call(world *w, proc *q)
 {
     q->calls++;
-    q->skip_settle_before = 0;
+    q->ops++;
     q->in_call = true;
     q->len = w->sc.lengths[q->calls - 1];
     counts_single(&q->cur, q->rank);

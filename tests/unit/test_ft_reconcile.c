@@ -16,19 +16,23 @@
 
 #define MAX_N 5
 
+/* In these tests every operation is a call, but for settling ones: a
+ * rank inside call v is in operation v, one settling before call v in
+ * operation v (its own, numbered before the call it precedes). */
 static ftc_ft_presence at(long call, long kept)
 {
-    return (ftc_ft_presence){ .place = FTC_AT_CALL, .call = call, .kept = kept };
+    return (ftc_ft_presence){ .place = FTC_AT_CALL, .call = call, .kept = kept, .op = call };
 }
 
 static ftc_ft_presence between(long next)
 {
-    return (ftc_ft_presence){ .place = FTC_BETWEEN_CALLS, .call = next, .kept = next - 1 };
+    return (ftc_ft_presence){ .place = FTC_BETWEEN_CALLS, .call = next, .kept = next - 1,
+                              .op = next };
 }
 
 static ftc_ft_presence leaving(long next)
 {
-    return (ftc_ft_presence){ .place = FTC_LEAVING, .call = next, .kept = next - 1 };
+    return (ftc_ft_presence){ .place = FTC_LEAVING, .call = next, .kept = next - 1, .op = next };
 }
 
 static ftc_ft_decision decide(int n, const ftc_ft_presence *where, int me)
@@ -100,7 +104,7 @@ static void late_ranks_are_served_by_those_past_the_call(void **state)
     assert_int_equal(d.call, 8);
     assert_int_equal(d.next, FTC_NEXT_RETURN);
     assert_true(d.owes_meeting);   /* rank 1 waits for it in call 9 */
-    assert_false(d.others_left);
+    assert_int_equal(d.settled_op, 0);
     d = decide(3, where, 1);
     assert_int_equal(d.role, FTC_ROLE_SERVE);
     assert_int_equal(d.next, FTC_NEXT_MEET_AGAIN);
@@ -120,9 +124,36 @@ static void a_late_rank_knows_when_the_others_left(void **state)
     assert_int_equal(d.role, FTC_ROLE_LATE);
     assert_int_equal(d.next, FTC_NEXT_RETURN);
     assert_false(d.owes_meeting);
-    assert_true(d.others_left);
+    assert_int_equal(d.settled_op, 4);
     assert_int_equal(decide(3, where, 0).role, FTC_ROLE_SERVE);
     assert_int_equal(decide(3, where, 0).next, FTC_NEXT_RETURN);
+}
+
+/* The servers settle in the operation after the late rank's call (an
+ * ftc_allgather a failure interrupted on them): the late rank skips that
+ * operation's settling only, not the next one's (ftc_comm_survivors,
+ * ftc_comm_free), to which the servers come again. */
+static void a_late_rank_skips_only_the_operation_the_others_settled_in(void **state)
+{
+    (void)state;
+    ftc_ft_presence where[3] = { between(4), at(3, 2), between(4) };
+    where[0].op = where[2].op = 7;
+    const ftc_ft_decision d = decide(3, where, 1);
+    assert_int_equal(d.role, FTC_ROLE_LATE);
+    assert_int_equal(d.settled_op, 7);
+    assert_int_equal(decide(3, where, 0).settled_op, 0);
+}
+
+/* Servers settling in different operations cannot happen in a correct
+ * program (nobody leaves an operation that needs every rank before the
+ * others reach it): an error on every rank alike, never a guess. */
+static void servers_in_different_operations_are_an_error(void **state)
+{
+    (void)state;
+    ftc_ft_presence where[3] = { between(4), at(3, 2), leaving(4) };
+    where[2].op = 5;
+    for (int me = 0; me < 3; me++)
+        assert_int_equal(decide(3, where, me).next, FTC_NEXT_ERROR);
 }
 
 static void inconsistent_calls_are_errors_everywhere(void **state)
@@ -187,6 +218,8 @@ int main(void)
         cmocka_unit_test(freeing_while_others_are_inside_is_an_error_everywhere),
         cmocka_unit_test(late_ranks_are_served_by_those_past_the_call),
         cmocka_unit_test(a_late_rank_knows_when_the_others_left),
+        cmocka_unit_test(a_late_rank_skips_only_the_operation_the_others_settled_in),
+        cmocka_unit_test(servers_in_different_operations_are_an_error),
         cmocka_unit_test(inconsistent_calls_are_errors_everywhere),
         cmocka_unit_test(every_participant_decides_alike),
     };
