@@ -4,8 +4,12 @@
  * What is modelled, and how (the code in src/ is the reference):
  *
  *   ranks      p of them, each a state machine that runs call 1 and call 2
- *              of the allreduce (lengths 3 and 7 by default) and then
- *              ftc_comm_free (a settling meeting, place LEAVING). Every
+ *              of the allreduce (lengths 3 and 7 by default), then
+ *              ftc_comm_survivors (a settling meeting, place BETWEEN_CALLS,
+ *              then a shrink of the epoch's communicator) and
+ *              ftc_comm_free (a settling meeting, place LEAVING): settling
+ *              operations that ranks late in call 2 reach after the others
+ *              have settled in them and left. Every
  *              communication step of a rank is one *event*: posting a
  *              receive, posting a send, returning from a wait, entering and
  *              leaving a collective. Local computation between two such
@@ -80,9 +84,9 @@
  * interrupted epoch left behind; with a tag window of 1 the checker must
  * see a violation.
  *
- * Not modelled: the guard's periodic check-in (src/guard), the collectives
- * that settle between calls (place BETWEEN_CALLS: allgather,
- * ftc_comm_survivors), errors other than process failures, a post that
+ * Not modelled: the guard's periodic check-in (src/guard), ftc_allgather
+ * (it settles only where a failure interrupted it), errors other than
+ * process failures, a post that
  * MPI refuses at once for a dead peer (the wait's detection covers what it
  * does, and more), and a released send's buffer being read after the
  * sender moved on (a message is its data when sent; meeting.c explains
@@ -167,7 +171,8 @@ typedef struct {
 } xfer;
 
 typedef enum {
-    ST_ATTEMPT, ST_SHRINK_DATA, ST_SHRINK_WATCH, ST_RECORDS, ST_ROUND, ST_AGREE, ST_DONE
+    ST_ATTEMPT, ST_SHRINK_DATA, ST_SHRINK_WATCH, ST_RECORDS, ST_ROUND, ST_AGREE,
+    ST_SURVIVORS, ST_DONE
 } stage;
 
 typedef enum { OP_NONE, OP_POST_RECV, OP_POST_SEND, OP_WAIT, OP_ENTER, OP_EXIT } op;
@@ -330,7 +335,7 @@ static const char *tag_text(int tag, char *out, size_t room)
 static const char *stage_text(stage st)
 {
     static const char *const names[] = { "attempt", "shrink", "twin shrink", "records",
-                                         "round", "agree", "done" };
+                                         "round", "agree", "survivors' shrink", "done" };
     return names[st];
 }
 
@@ -726,6 +731,7 @@ static void abandon(proc *q)
 
 static void begin_call(world *w, proc *q);
 static void finish_call(world *w, proc *q);
+static void survivors_shrink(world *w, proc *q);
 static void decide(world *w, proc *q);
 static void round_done(world *w, proc *q);
 static void enter_agree(world *w, proc *q, int flag);
@@ -996,6 +1002,8 @@ static void after_agree(world *w, proc *q, int agreed)
          q->decision.settled_op > 0 ? ", others left" : "");
     if (q->place == FTC_AT_CALL)
         finish_call(w, q);
+    else if (q->place == FTC_BETWEEN_CALLS)
+        survivors_shrink(w, q);
     else
         become_done(w, q);
 }
@@ -1202,9 +1210,10 @@ static void recover(world *w, proc *q)
     start_meeting(w, q, FTC_AT_CALL);
 }
 
+/* ftc_comm_free: an operation of its own, which settles (leaving). */
 static void settle(world *w, proc *q)
 {
-    q->ops++;   /* ftc_comm_free is an operation of its own */
+    q->ops++;
     if (q->skip_op == q->ops) {
         q->skip_op = 0;
         note(w, "r%d's ftc_comm_free skips its settling: the others left", q->rank);
@@ -1213,6 +1222,28 @@ static void settle(world *w, proc *q)
     }
     note(w, "r%d settles in ftc_comm_free", q->rank);
     start_meeting(w, q, FTC_LEAVING);
+}
+
+/* ftc_comm_survivors (ftc_ft_survivors): an operation that settles
+ * between calls, then shrinks the epoch's communicator for the caller. */
+static void survivors(world *w, proc *q)
+{
+    q->ops++;
+    if (q->skip_op == q->ops) {
+        q->skip_op = 0;
+        note(w, "r%d's ftc_comm_survivors skips its settling: the others left", q->rank);
+        survivors_shrink(w, q);
+        return;
+    }
+    note(w, "r%d settles in ftc_comm_survivors", q->rank);
+    start_meeting(w, q, FTC_BETWEEN_CALLS);
+}
+
+static void survivors_shrink(world *w, proc *q)
+{
+    note(w, "r%d shrinks for ftc_comm_survivors", q->rank);
+    q->st = ST_SURVIVORS;
+    q->next = OP_ENTER;
 }
 
 static void begin_call(world *w, proc *q)
@@ -1263,6 +1294,8 @@ static void finish_call(world *w, proc *q)
     }
     if (q->calls < FTM_CALLS)
         begin_call(w, q);
+    else if (w->sc.survivors)
+        survivors(w, q);
     else
         settle(w, q);
 }
@@ -1354,6 +1387,8 @@ static void enter(world *w, proc *q)
 {
     if (q->st == ST_AGREE)
         coll_enter(w, q, q->comm, COLL_AGREE);
+    else if (q->st == ST_SURVIVORS)
+        coll_enter(w, q, q->comm, COLL_SHRINK);   /* the caller's communicator, not installed */
     else
         coll_enter(w, q, q->st == ST_SHRINK_WATCH ? q->pending_comm : q->comm, COLL_SHRINK);
 }
@@ -1364,6 +1399,10 @@ static void leave_collective(world *w, proc *q)
     switch (q->st) {
     case ST_SHRINK_DATA: after_shrink_data(w, q, result); break;
     case ST_SHRINK_WATCH: after_shrink_watch(w, q, result); break;
+    case ST_SURVIVORS:
+        note(w, "r%d has the survivors' communicator %d", q->rank, result);
+        settle(w, q);
+        break;
     default: after_agree(w, q, result); break;
     }
 }
@@ -1610,17 +1649,18 @@ void ftm_run(const ftm_scenario *s, ftm_outcome *out, char *trace, size_t room)
 ftm_scenario ftm_default(int p)
 {
     return (ftm_scenario){ .p = p, .lengths = { 3, 7 }, .window = 2, .isolate_epochs = true,
-                           .prefix_order = FTM_ORDER_LOWEST, .order = FTM_ORDER_LOWEST,
-                           .detect = FTM_DETECT_LATE };
+                           .survivors = true, .prefix_order = FTM_ORDER_LOWEST,
+                           .order = FTM_ORDER_LOWEST, .detect = FTM_DETECT_LATE };
 }
 
 void ftm_describe(const ftm_scenario *s, char *out, size_t room)
 {
     static const char *const orders[] = { "lowest", "round-robin", "random" };
     static const char *const detects[] = { "late", "early", "any" };
-    int used = snprintf(out, room, "p=%d lengths=%d,%d window=%d epochs=%s prefix=%s order=%s "
-                        "detect=%s network=%s seed=%u kills=[", s->p, s->lengths[0],
-                        s->lengths[1], s->window, s->isolate_epochs ? "on" : "OFF",
+    int used = snprintf(out, room, "p=%d lengths=%d,%d window=%d epochs=%s survivors=%s "
+                        "prefix=%s order=%s detect=%s network=%s seed=%u kills=[", s->p,
+                        s->lengths[0], s->lengths[1], s->window, s->isolate_epochs ? "on" : "OFF",
+                        s->survivors ? "yes" : "no",
                         orders[s->prefix_order], orders[s->order], detects[s->detect],
                         s->network == FTM_NETWORK_SLOW ? "slow" : "any", (unsigned)s->seed);
     for (int k = 0; k < s->nkills && used > 0 && (size_t)used < room; k++)

@@ -2,8 +2,9 @@
  * A protocol model, without MPI, of the fault-tolerant allreduce as
  * src/ft/ (ft.c, meeting.c, reconcile.c) and src/allreduce/ (ft_engine.c,
  * ft_recovery.c, recovery.c, recursive_doubling.c) implement it: p ranks,
- * each making two allreduce calls of different lengths and then
- * ftc_comm_free, with ranks killed at given instants of a schedule. The
+ * each making two allreduce calls of different lengths, then
+ * ftc_comm_survivors (settling, then a shrink) and ftc_comm_free, with
+ * ranks killed at given instants of a schedule. The
  * model and what it checks are described in ft_model.c; the coverage in
  * test_ft_protocol.c.
  */
@@ -48,6 +49,7 @@ typedef struct {
     int window;              /* calls in the failure-free attempts' tag window */
     bool isolate_epochs;     /* false: the NEGATIVE control, a message of any epoch
                               * can be matched in any later one */
+    bool survivors;          /* ftc_comm_survivors between the calls and ftc_comm_free */
     ftm_order prefix_order;  /* until the first death */
     ftm_order order;         /* from the first death on */
     ftm_detect detect;
@@ -84,7 +86,8 @@ typedef struct {
 } ftm_outcome;
 
 /* A scenario with the defaults: lengths 3 and 7, window 2, epochs isolated,
- * lowest-rank order, late detection, no kill. */
+ * ftc_comm_survivors before ftc_comm_free, lowest-rank order, late
+ * detection, no kill. */
 ftm_scenario ftm_default(int p);
 
 /*

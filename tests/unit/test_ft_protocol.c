@@ -133,7 +133,7 @@ static void failure_free(void **state)
                 fail_with_schedule(&s, o.why);
             assert_int_equal(o.survivors, p);
             assert_int_equal(o.unmatched, 0);
-            assert_int_equal(o.most_meetings, 1);   /* the settling of ftc_comm_free */
+            assert_int_equal(o.most_meetings, 2);   /* ftc_comm_survivors' and ftc_comm_free's */
         }
     }
     char what[96];
