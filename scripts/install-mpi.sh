@@ -26,9 +26,11 @@ readonly PREFIX=${FTCOLL_MPI_PREFIX:-$HOME/.cache/ftcoll/openmpi-${OMPI_VERSION}
 readonly JOBS=${FTCOLL_BUILD_JOBS:-$(( $(nproc) + 1 ))}
 
 # Packages to build ftcoll and its tests, to build/run Open MPI, and Debian's
-# MPICH, against which the test suite also runs.
+# MPICH, against which the test suite also runs; gdb lets the torture record
+# where a hung job's ranks were.
 readonly DEBIAN_PACKAGES=(build-essential cmake pkg-config xz-utils ca-certificates
-    libhwloc-dev libevent-dev zlib1g-dev libcmocka-dev valgrind mpich libmpich-dev python3)
+    libhwloc-dev libevent-dev zlib1g-dev libcmocka-dev valgrind mpich libmpich-dev python3
+    gdb)
 
 say() { printf '[install-mpi] %s\n' "$*" >&2; }
 die() { printf '[install-mpi] error: %s\n' "$*" >&2; exit 1; }
