@@ -29,6 +29,7 @@
 
 #include "../comm.h"
 #include "../error.h"
+#include "../hash.h"
 #include "../tree/monitor.h"
 #include "../tree/mst.h"
 #include "../tree/net.h"
@@ -67,32 +68,18 @@ struct ftc_tree_comm {
 
 /* --- settings ----------------------------------------------------------------- */
 
-/* FNV-1a, kept to 31 bits so that it agrees through MPI_INT. */
-static const unsigned fnv_start = 2166136261u;
-
-static unsigned fnv_add(unsigned h, unsigned char byte)
-{
-    return (h ^ byte) * 16777619u;
-}
-
-static unsigned text_hash(const char *text)
-{
-    unsigned h = fnv_start;
-    for (; *text; text++)
-        h = fnv_add(h, (unsigned char)*text);
-    return h & 0x7fffffffu;
-}
-
+/* The hash of the file's bytes in *hash; 0 if the file cannot be read. */
 static int read_file_hash(const char *path, unsigned *hash)
 {
     FILE *file = fopen(path, "rb");
     if (!file)
         return 0;
-    unsigned h = fnv_start;
-    for (int c; (c = fgetc(file)) != EOF;)
-        h = fnv_add(h, (unsigned char)c);
+    uint64_t h = FTC_HASH_START;
+    unsigned char chunk[4096];
+    for (size_t n; (n = fread(chunk, 1, sizeof chunk, file)) > 0;)
+        h = ftc_hash_bytes(h, chunk, n);
     fclose(file);
-    *hash = h & 0x7fffffffu;
+    *hash = (unsigned)ftc_hash_int(h);
     return 1;
 }
 
@@ -171,7 +158,7 @@ static int make_request(const char *algorithm, const char *settings, const char 
             return ftc_fail(MPI_ERR_ARG, "%s: %s", who, why);
         }
         if (!read_file_hash(topology, &t->topology_hash))
-            t->topology_hash = text_hash(topology);
+            t->topology_hash = (unsigned)ftc_hash_int(ftc_hash_text(topology));
         if (t->alg == FTC_BCAST_ALG_AUTO)
             t->alg = FTC_BCAST_ALG_TREE;
     }
@@ -293,7 +280,7 @@ static int check_one_host(ftc_comm_t comm)
 {
     char host[256] = "";
     gethostname(host, sizeof host - 1);
-    const int h = (int)text_hash(host), pair[2] = {h, -h};
+    const int h = ftc_hash_int(ftc_hash_text(host)), pair[2] = {h, -h};
     int most[2];
     int rc = PMPI_Allreduce(pair, most, 2, MPI_INT, MPI_MAX, comm->comm);
     if (rc != MPI_SUCCESS)

@@ -15,6 +15,7 @@
 #include "../comm.h"
 #include "../error.h"
 #include "../ft/ft.h"
+#include "../hash.h"
 #include "abort.h"
 
 /* ---- the error class ------------------------------------------------------ */
@@ -66,15 +67,12 @@ static int check_watchdog_action(ftc_watchdog_action action, const char *who)
 #endif
 }
 
-/* FNV-1a of the host name: equal on the ranks of one host. */
+/* Equal on the ranks of one host. */
 static long host_hash(void)
 {
     char name[256] = "";
     gethostname(name, sizeof(name) - 1);
-    unsigned long h = 1469598103934665603UL;
-    for (const char *ch = name; *ch; ch++)
-        h = (h ^ (unsigned char)*ch) * 1099511628211UL;
-    return (long)(h >> 1);
+    return (long)(ftc_hash_text(name) >> 1);
 }
 
 static int learn_hosts_and_pids(ftc_comm_t c)
