@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../args.h"
 #include "../buffer.h"
 #include "../comm.h"
 #include "../ft/ft.h"
@@ -134,45 +135,27 @@ typedef struct {
     const void *buf;
     int count;
     MPI_Datatype type;
-    const char *name;   /* "send" or "recv" */
+    const ftc_buffer_names *names;
     int type_size;
     bool contiguous;
 } side;
 
+static const ftc_buffer_names send_names = { "ftc_allgather", "sendbuf", "sendcount", "sendtype" };
+static const ftc_buffer_names recv_names = { "ftc_allgather", "recvbuf", "recvcount", "recvtype" };
+
 static int check_side(side *s, MPI_Comm comm)
 {
-    if (s->count < 0)
-        return ftc_fail(MPI_ERR_COUNT, "ftc_allgather: %scount is negative (%d)", s->name, s->count);
-    if (s->type == MPI_DATATYPE_NULL)
-        return ftc_fail(MPI_ERR_TYPE, "ftc_allgather: %stype is MPI_DATATYPE_NULL", s->name);
-    int rc = MPI_Type_size(s->type, &s->type_size);
-    if (rc != MPI_SUCCESS)
-        return ftc_fail_mpi(MPI_ERR_TYPE, "ftc_allgather: %stype is not a valid datatype", s->name);
-    if (s->type_size == MPI_UNDEFINED || s->type_size < 0)
-        return ftc_fail(MPI_ERR_TYPE, "ftc_allgather: %stype is 2 GiB or larger", s->name);
-    if (!ftc_type_is_committed(s->type, comm))
-        return ftc_fail(MPI_ERR_TYPE, "ftc_allgather: %stype is not a committed datatype "
-                                      "(call MPI_Type_commit first)", s->name);
-    rc = ftc_type_is_contiguous(s->type, &s->contiguous);
-    if (rc != MPI_SUCCESS)
-        return MPI_ERR_TYPE;
-    if (s->buf == NULL && s->count > 0 && s->type_size > 0) {
-        /* MPI_BOTTOM (NULL) is legal only with absolute addresses in the type. */
-        MPI_Aint true_lb, true_extent;
-        MPI_Type_get_true_extent(s->type, &true_lb, &true_extent);
-        if (true_lb == 0)
-            return ftc_fail(MPI_ERR_BUFFER, "ftc_allgather: %sbuf is NULL but %scount is %d",
-                            s->name, s->name, s->count);
-    }
-    return MPI_SUCCESS;
+    int rc = ftc_check_buffer(s->names, s->buf, s->count, s->type, comm, &s->type_size);
+    if (rc == MPI_SUCCESS && ftc_type_is_contiguous(s->type, &s->contiguous) != MPI_SUCCESS)
+        rc = MPI_ERR_TYPE;
+    return rc;
 }
 
 static int check_arguments(side *send, side *recv, bool in_place, ftc_comm_t comm)
 {
-    if (!comm)
-        return ftc_fail(MPI_ERR_COMM, "ftc_allgather: the communicator is NULL "
-                                      "(make one with ftc_comm_create)");
-    int rc = check_side(recv, comm->comm);
+    int rc = ftc_check_comm("ftc_allgather", comm);
+    if (rc == MPI_SUCCESS)
+        rc = check_side(recv, comm->comm);
     if (rc == MPI_SUCCESS && !in_place)
         rc = check_side(send, comm->comm);
     if (rc != MPI_SUCCESS)
@@ -251,8 +234,8 @@ int ftc_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
 {
     ftc_clear_error();
     const bool in_place = sendbuf == MPI_IN_PLACE;
-    side send = { sendbuf, sendcount, sendtype, "send", 0, false };
-    side recv = { recvbuf, recvcount, recvtype, "recv", 0, false };
+    side send = { sendbuf, sendcount, sendtype, &send_names, 0, false };
+    side recv = { recvbuf, recvcount, recvtype, &recv_names, 0, false };
     int rc = check_arguments(&send, &recv, in_place, comm);
     if (comm)   /* guarded: bad arguments here stop every rank cleanly */
         rc = ftc_guard_enter(comm, FTC_GUARDED_ALLGATHER, rc);

@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <string.h>
 
+#include "../args.h"
 #include "../buffer.h"
 #include "../comm.h"
 #include "../error.h"
@@ -51,12 +52,12 @@ static int check_op(ftc_comm_t comm, MPI_Op op, MPI_Datatype type)
 static int check_arguments(const void *sendbuf, void *recvbuf, int count, MPI_Datatype type,
                            MPI_Op op, ftc_comm_t comm)
 {
-    if (!comm)
-        return ftc_fail(MPI_ERR_COMM, "ftc_allreduce: the communicator is NULL "
-                                      "(make one with ftc_comm_create)");
+    int rc = ftc_check_comm("ftc_allreduce", comm);
+    if (rc != MPI_SUCCESS)
+        return rc;
     if (count < 0)
         return ftc_fail(MPI_ERR_COUNT, "ftc_allreduce: count is negative (%d)", count);
-    int rc = check_type(type);
+    rc = check_type(type);
     if (rc != MPI_SUCCESS)
         return rc;
     if (count > 0 && (recvbuf == NULL || sendbuf == NULL))

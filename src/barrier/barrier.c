@@ -9,6 +9,7 @@
  *
  * Without ULFM: MPI_Barrier on ftcoll's private communicator.
  */
+#include "../args.h"
 #include "../comm.h"
 #include "../error.h"
 #include "../allreduce/ft_engine.h"
@@ -16,9 +17,7 @@
 int ftc_barrier(ftc_comm_t comm)
 {
     ftc_clear_error();
-    int rc = comm ? MPI_SUCCESS
-                  : ftc_fail(MPI_ERR_COMM, "ftc_barrier: the communicator is NULL "
-                                           "(make one with ftc_comm_create)");
+    int rc = ftc_check_comm("ftc_barrier", comm);
     if (comm)
         rc = ftc_guard_enter(comm, FTC_GUARDED_BARRIER, rc);
     if (rc != MPI_SUCCESS)

@@ -26,6 +26,7 @@
 #include <mpi-ext.h>
 #endif
 
+#include "../args.h"
 #include "../buffer.h"
 #include "../comm.h"
 #include "../error.h"
@@ -35,29 +36,15 @@
 static int check_arguments(const void *buf, int count, MPI_Datatype type, int root,
                            ftc_comm_t comm)
 {
-    if (!comm)
-        return ftc_fail(MPI_ERR_COMM, "ftc_bcast: the communicator is NULL "
-                                      "(make one with ftc_comm_create)");
-    if (count < 0)
-        return ftc_fail(MPI_ERR_COUNT, "ftc_bcast: count is negative (%d)", count);
-    if (type == MPI_DATATYPE_NULL)
-        return ftc_fail(MPI_ERR_TYPE, "ftc_bcast: datatype is MPI_DATATYPE_NULL");
+    static const ftc_buffer_names names = { "ftc_bcast", "buffer", "count", "datatype" };
     int size;
-    if (MPI_Type_size(type, &size) != MPI_SUCCESS)
-        return ftc_fail(MPI_ERR_TYPE, "ftc_bcast: datatype is not a valid datatype");
-    if (!ftc_type_is_committed(type, comm->comm))
-        return ftc_fail(MPI_ERR_TYPE, "ftc_bcast: datatype is not committed "
-                                      "(call MPI_Type_commit first)");
-    if (root < 0 || root >= comm->size)
-        return ftc_fail(MPI_ERR_ROOT, "ftc_bcast: root %d is not a rank of the communicator "
-                                      "(0..%d)", root, comm->size - 1);
-    if (buf == NULL && count > 0 && size > 0) {
-        MPI_Aint true_lb, true_extent;   /* MPI_BOTTOM needs absolute addresses */
-        MPI_Type_get_true_extent(type, &true_lb, &true_extent);
-        if (true_lb == 0)
-            return ftc_fail(MPI_ERR_BUFFER, "ftc_bcast: buffer is NULL but count is %d", count);
-    }
-    return MPI_SUCCESS;
+    int rc = ftc_check_comm("ftc_bcast", comm);
+    if (rc == MPI_SUCCESS)
+        rc = ftc_check_buffer(&names, buf, count, type, comm->comm, &size);
+    if (rc == MPI_SUCCESS && (root < 0 || root >= comm->size))
+        rc = ftc_fail(MPI_ERR_ROOT, "ftc_bcast: root %d is not a rank of the communicator "
+                                    "(0..%d)", root, comm->size - 1);
+    return rc;
 }
 
 #ifdef FTCOLL_HAVE_ULFM

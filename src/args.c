@@ -1,0 +1,38 @@
+#include "args.h"
+
+#include "buffer.h"
+#include "error.h"
+
+int ftc_check_comm(const char *call, ftc_comm_t comm)
+{
+    if (!comm)
+        return ftc_fail(MPI_ERR_COMM, "%s: the communicator is NULL (make one with "
+                                      "ftc_comm_create)", call);
+    return MPI_SUCCESS;
+}
+
+int ftc_check_buffer(const ftc_buffer_names *names, const void *buf, int count,
+                     MPI_Datatype type, MPI_Comm comm, int *type_size)
+{
+    const char *call = names->call;
+    if (count < 0)
+        return ftc_fail(MPI_ERR_COUNT, "%s: %s is negative (%d)", call, names->count, count);
+    if (type == MPI_DATATYPE_NULL)
+        return ftc_fail(MPI_ERR_TYPE, "%s: %s is MPI_DATATYPE_NULL", call, names->type);
+    if (MPI_Type_size(type, type_size) != MPI_SUCCESS)
+        return ftc_fail_mpi(MPI_ERR_TYPE, "%s: %s is not a valid datatype", call, names->type);
+    if (*type_size == MPI_UNDEFINED || *type_size < 0)
+        return ftc_fail(MPI_ERR_TYPE, "%s: %s is 2 GiB or larger", call, names->type);
+    if (!ftc_type_is_committed(type, comm))
+        return ftc_fail(MPI_ERR_TYPE, "%s: %s is not a committed datatype (call "
+                                      "MPI_Type_commit first)", call, names->type);
+    if (buf == NULL && count > 0 && *type_size > 0) {
+        /* MPI_BOTTOM (NULL) is legal only with absolute addresses in the type. */
+        MPI_Aint true_lb, true_extent;
+        MPI_Type_get_true_extent(type, &true_lb, &true_extent);
+        if (true_lb == 0)
+            return ftc_fail(MPI_ERR_BUFFER, "%s: %s is NULL but %s is %d", call, names->buf,
+                            names->count, count);
+    }
+    return MPI_SUCCESS;
+}

@@ -1,0 +1,33 @@
+/*
+ * The argument checks the public calls share, so that the same mistake gets
+ * the same words from every call. Each returns MPI_SUCCESS, or the error
+ * class with a message naming the call and the argument (error.h).
+ */
+#ifndef FTCOLL_ARGS_H
+#define FTCOLL_ARGS_H
+
+#include <mpi.h>
+
+#include "ftcoll.h"
+
+/* MPI_ERR_COMM for a NULL ftcoll communicator. */
+int ftc_check_comm(const char *call, ftc_comm_t comm);
+
+/* How a call names one of its buffers in messages ("buffer", "count",
+ * "datatype"; "sendbuf", "sendcount", "sendtype"). */
+typedef struct {
+    const char *call;
+    const char *buf, *count, *type;
+} ftc_buffer_names;
+
+/*
+ * A buffer of `count` elements of `type`: a count not negative (MPI_ERR_COUNT);
+ * a valid, committed type under 2 GiB (MPI_ERR_TYPE; `comm` returns the
+ * errors of the committed test); a buffer that is not NULL when it holds
+ * data, unless the type's absolute addresses make it MPI_BOTTOM
+ * (MPI_ERR_BUFFER). On success *type_size is the type's size in bytes.
+ */
+int ftc_check_buffer(const ftc_buffer_names *names, const void *buf, int count,
+                     MPI_Datatype type, MPI_Comm comm, int *type_size);
+
+#endif
