@@ -39,11 +39,3 @@ int ftc_p2p_waitany(int n, MPI_Request *requests, int *index, MPI_Status *status
     return MPI_Waitany(n, requests, index, status);
 #endif
 }
-
-int ftc_p2p_sendrecv(const void *sendbuf, int sendcount, int dest, void *recvbuf,
-                     int recvcount, int source, MPI_Datatype type, int tag, MPI_Comm comm,
-                     MPI_Status *status)
-{
-    return MPI_Sendrecv(sendbuf, sendcount, type, dest, tag, recvbuf, recvcount, type, source,
-                        tag, comm, status);
-}

@@ -43,8 +43,5 @@ int ftc_p2p_irecv(void *buf, int count, MPI_Datatype type, int peer, int tag,
  */
 int ftc_p2p_waitall(int n, MPI_Request *requests, MPI_Status *statuses);
 int ftc_p2p_waitany(int n, MPI_Request *requests, int *index, MPI_Status *status);
-int ftc_p2p_sendrecv(const void *sendbuf, int sendcount, int dest, void *recvbuf,
-                     int recvcount, int source, MPI_Datatype type, int tag, MPI_Comm comm,
-                     MPI_Status *status);
 
 #endif

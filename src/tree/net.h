@@ -5,9 +5,9 @@
  * it until send time + the channel's latency (topology.h) before handing it
  * over, so a rank sees the messages in the order a wide-area network would
  * deliver them; the clock is CLOCK_MONOTONIC, shared by the processes of
- * one host (ftc_net_open refuses ranks on several hosts). Without a
- * topology, messages are handed over as they come. Counts by kind are kept
- * for the experiments' tables.
+ * one host (a tree broadcast refuses a topology over ranks on several
+ * hosts). Without a topology, messages are handed over as they come.
+ * Counts by kind are kept for the experiments' tables.
  */
 #ifndef FTCOLL_TREE_NET_H
 #define FTCOLL_TREE_NET_H
