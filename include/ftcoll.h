@@ -362,7 +362,8 @@ int ftc_guard_last_report(ftc_comm_t comm, ftc_stop_report *report);
 int ftc_aborted(void);
 
 /* Registers an exit handler that calls MPI_Finalize at exit() unless MPI is
- * finalized already or ftcoll aborted the job (the seed's trap). */
+ * finalized already or ftcoll aborted the job: a program that leaves by
+ * exit() without MPI_Finalize still ends MPI cleanly. */
 int ftc_finalize_at_exit(void);
 
 /* ----------------------------------------------------------------------------

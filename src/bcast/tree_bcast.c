@@ -3,7 +3,8 @@
  * ftc_bcast over a tree that follows the network.
  *
  *   set-up:      (ftc_bcast_configure, or ftc_comm_create with FTCOLL_BCAST
- *                or FTCOLL_TOPOLOGY set: the thesis's MPI_Init)
+ *                or FTCOLL_TOPOLOGY set: before any broadcast, so that
+ *                none pays for the measuring)
  *                agree on the settings, the topology and the sites
  *                measure every channel (monitor.c), publish the latencies
  *                mst: build the MST with GHS (mst.c); tree: only once the
@@ -399,8 +400,9 @@ static int build_mst(ftc_tree_comm *t)
     return MPI_SUCCESS;
 }
 
-/* check=N: before broadcasts N, 2N, 3N, ... (the thesis's AGM-adapII;
- * N = 1 is AGM-adap). */
+/* check=N: before broadcasts N, 2N, 3N, ...: a measurement costs several
+ * broadcasts' time, so a larger N spends less of it measuring and follows
+ * the network more slowly. */
 static int check_due(const ftc_tree_comm *t)
 {
     const int every = t->settings.check_every;
@@ -608,8 +610,9 @@ static int move_data(ftc_tree_comm *t, void *buf, int count, MPI_Datatype type)
                                                               "the tree failed");
 }
 
-/* Set up, measure and build (the thesis's work in MPI_Init): before the
- * first broadcast, with the latencies of "broadcast 0". Collective. */
+/* Set up, measure and build: before the first broadcast (at configuration,
+ * so that no broadcast pays for it), with the latencies of "broadcast 0".
+ * Collective. */
 static int prepare(ftc_tree_comm *t, ftc_comm_t comm)
 {
     if (t->ready)

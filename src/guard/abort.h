@@ -1,5 +1,6 @@
 /*
- * The brutal stop (the seed's mpistp(1)): print the diagnosis, end every
+ * The brutal stop, for a rank that no longer answers (a clean stop needs
+ * every rank to take part): print the diagnosis, end every
  * process of the job with MPI_Abort, and make sure nothing runs
  * MPI_Finalize afterwards (an exit handler doing so would wait forever for
  * ranks that are gone).

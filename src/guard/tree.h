@@ -2,8 +2,8 @@
  * Guarded collectives: the check-in tree and its timing. Pure C, no MPI.
  *
  * Before a guarded collective every rank checks in along a binomial tree
- * rooted at rank 0 (O(log p) rounds, where the seed's star around rank 0
- * costs p - 1 messages at one rank):
+ * rooted at rank 0: O(log p) rounds, where a star around rank 0 would cost
+ * p - 1 messages at one rank:
  *
  *   p = 8        0                up: a rank waits for its children's
  *              / | \                 reports (state, error and warning
@@ -17,8 +17,8 @@
  *   children(r) r + 2^k for every 2^k below r's lowest set bit (any k for
  *               rank 0), while r + 2^k < p
  *
- * Timing: the seed's rule carried to a tree. T is the window granted to a
- * latecomer: ranks are expected to arrive within T of each other.
+ * Timing: T is the window granted to a latecomer: ranks are expected to
+ * arrive within T of each other.
  *   - A rank whose subtree has height h waits for its children at most
  *     h x T after it arrives. A child arriving up to T later that waits its
  *     own whole window, (h - 1) x T, still reports in time; so the rank
@@ -26,8 +26,8 @@
  *     the report names exactly the silent rank.
  *   - A rank waits for the decision at most 1.2 x (H + 1) x T after it
  *     arrives, H the root's height: rank 0 may arrive up to T after it and
- *     wait H x T; the seed's factor 1.2 keeps a waiting rank from giving
- *     up before the coordinator (its "1.2 x (ti - t0)").
+ *     wait H x T; the factor 1.2 keeps a waiting rank from giving up
+ *     before rank 0, which names the silent ranks, has decided.
  */
 #ifndef FTCOLL_GUARD_TREE_H
 #define FTCOLL_GUARD_TREE_H
@@ -55,7 +55,8 @@ double ftc_guard_children_window(const ftc_guard_node *node, double latecomer_wi
 /* How long any rank of p waits for the decision after it arrives. */
 double ftc_guard_decision_window(int p, double latecomer_window);
 
-/* The seed's default when a job deadline is known: 20% of the time left. */
+/* The window when a job deadline is known: 20% of the time left, so that a
+ * check-in that times out still leaves most of the job's time. */
 double ftc_guard_window_from_deadline(double seconds_left);
 
 #endif

@@ -1,7 +1,8 @@
 /*
  * The watchdog: a thread that reports and ends an ftcoll call still running
- * at its deadline (seed 004, section 7: "a timeout for every call; a thread
- * that, unless stopped within N seconds, aborts the whole communicator").
+ * at its deadline. A hung rank answers no message, so only a thread of
+ * each process that is not inside the call can notice the hang and end
+ * it, instead of the job waiting forever.
  *
  *   main thread                          watchdog thread (one per process)
  *   ftc_watch_arm     gen = odd  ---+    every deadline/20 (5..250 ms):

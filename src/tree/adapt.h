@@ -1,11 +1,13 @@
 /*
  * Distributed adaptation of the minimum spanning tree when channels get
  * slower (a "failure" of a tree channel) or faster (a "recovery" of a
- * channel off the tree), after the thesis's section 2.2 (Cheng et al. 1988),
- * and the detection of its end (section 2.3). Pure C, no MPI.
+ * channel off the tree), and the detection of its end. A repair involves
+ * only the fragment a change cuts off or the cycle it closes, where
+ * rebuilding would run GHS over every channel again, so the tree can follow
+ * a changing network at a small cost. Pure C, no MPI.
  *
  * Every rank starts a round with the same list of changed channels, sorted
- * by their ranks (the monitor publishes its measurements, as NWS did, so
+ * by their ranks (the monitor publishes its measurements to every rank, so
  * every rank knows them). The changes are handled one after the other; each
  * is a single-edge update of an MST, which needs at most one swap:
  *

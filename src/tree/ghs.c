@@ -1,7 +1,8 @@
 /*
- * One GHS node (Gallager, Humblet, Spira 1983) over a complete graph; ghs.h
- * has the overview. The handlers follow the paper's pseudocode, with two
- * details the paper leaves open:
+ * One GHS node over a complete graph; ghs.h has the overview. The handlers
+ * are GHS's procedures, one function each, so that each can be checked
+ * against the algorithm's published pseudocode; two details are ftcoll's
+ * own:
  *  - Messages that cannot be handled yet go to node->deferred and are
  *    re-checked after every message handled, oldest first, until none is
  *    ready: a message waits only for a higher level, another fragment
@@ -138,8 +139,8 @@ static void defer(ftc_ghs_node *node, const ftc_msg *msg)
     kept->words = NULL;
 }
 
-/* Whether `msg` can be handled in the node's present state (the paper's
- * "place received message on end of queue" cases). */
+/* Whether `msg` can be handled in the node's present state; when not, it
+ * waits in node->deferred. */
 static int ready(const ftc_ghs_node *node, const ftc_msg *msg)
 {
     switch (msg->kind) {
@@ -181,7 +182,7 @@ static void retry_deferred(ftc_ghs_node *node, const ghs_out *out)
         ;
 }
 
-/* ---- the paper's procedures --------------------------------------------- */
+/* ---- GHS's procedures ------------------------------------------------------ */
 
 static void set_branch(ftc_ghs_node *node, int peer)
 {
@@ -410,7 +411,7 @@ void ftc_ghs_receive(ftc_ghs_node *node, const ftc_msg *msg, ftc_send_fn send, v
     if (node->done)
         return;   /* the tree is final; GHS sends nothing after Gosleep */
     if (node->state == FTC_GHS_SLEEPING)
-        wakeup(node, &out);   /* a peer woke first (the paper's spontaneous start) */
+        wakeup(node, &out);   /* a peer woke first: join in before answering it */
     if (ready(node, msg))
         handle(node, msg, &out);
     else

@@ -1,6 +1,8 @@
 /*
- * Distributed minimum spanning tree: GHS (Gallager, Humblet, Spira 1983) as
- * the thesis runs it (section 2.1). Each rank holds one ftc_ghs_node that
+ * Distributed minimum spanning tree: GHS (Gallager, Humblet, Spira), in
+ * which each rank decides from its own channels' latencies and the
+ * messages it gets, so the ranks build one tree without a coordinator.
+ * Each rank holds one ftc_ghs_node that
  * knows only the latencies of its own channels; nodes exchange Connect,
  * Initiate, Test, Accept, Reject, Report, Change-root and Gosleep until each
  * knows which of its channels are tree edges. Pure C, no MPI: messages leave
@@ -21,8 +23,9 @@
  *              root, Gosleep(root) down the tree; else Change-root towards the
  *              best edge, whose end sends Connect across it
  *
- * Messages that cannot be handled yet (the thesis's list) are kept in the
- * node and retried whenever its level, fragment or state changes.
+ * Messages that cannot be handled yet are kept in the node and retried
+ * whenever its level, fragment or state changes: handling them early would
+ * answer for a fragment the node has not joined yet.
  */
 #ifndef FTCOLL_TREE_GHS_H
 #define FTCOLL_TREE_GHS_H
@@ -59,7 +62,8 @@ typedef struct {
 int ftc_ghs_init(ftc_ghs_node *node, int self, int n, const double *latency);
 void ftc_ghs_free(ftc_ghs_node *node);
 
-/* Starts the node (all nodes wake up at once, as in the thesis). With
+/* Starts the node (every node wakes up at once: the ranks start building
+ * together, after the first measurement, so nobody waits to be woken). With
  * n == 1 the node is done at once. */
 void ftc_ghs_wakeup(ftc_ghs_node *node, ftc_send_fn send, void *ctx);
 

@@ -1,4 +1,4 @@
-/* Names of the tree algorithms' messages, as the thesis's tables print them. */
+/* Names of the tree algorithms' messages, for the experiments' tables. */
 #include "msg.h"
 
 #include <string.h>

@@ -13,7 +13,7 @@
 #include "weight.h"
 
 typedef enum {
-    /* GHS construction (thesis section 2.1) */
+    /* building the MST: GHS (ghs.h) */
     FTC_MSG_CONNECT,
     FTC_MSG_INITIATE,
     FTC_MSG_TEST,
@@ -22,7 +22,7 @@ typedef enum {
     FTC_MSG_REPORT,
     FTC_MSG_CHANGE_ROOT,
     FTC_MSG_GOSLEEP,
-    /* adaptation (section 2.2) and its termination (2.3) */
+    /* repairing it as latencies change, and knowing when that is done (adapt.h) */
     FTC_MSG_PRIVILEGE,     /* the next change's turn */
     FTC_MSG_FAILURE,       /* a tree channel got slower: to the child side */
     FTC_MSG_REIDEN,        /* the cut-off fragment learns its new identity */
@@ -45,7 +45,8 @@ typedef enum {
     FTC_MSG_KINDS
 } ftc_msg_kind;
 
-/* "Initiate", "Test", ... as the thesis's tables name them. */
+/* "Initiate", "Test", ...: the names the experiments' tables and
+ * ftc_bcast_message_name print. */
 const char *ftc_msg_kind_name(ftc_msg_kind kind);
 
 /* Fields a kind does not use are left zero. `words` points at `nwords`

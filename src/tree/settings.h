@@ -12,7 +12,7 @@
  *                  threshold: a channel whose latency moves by more than P
  *                  percent (and more than floor microseconds) has changed;
  *                  probe: measure every pair, or only pairs inside a site and
- *                  between the sites' first ranks (NWS's cliques); pings:
+ *                  between the sites' first ranks (cliques); pings:
  *                  probes per pair and measurement, the fastest kept;
  *                  smooth: each measurement weighs A against the running
  *                  estimate's 1 - A (exponential smoothing; 1: none)

@@ -4,7 +4,7 @@
  * text file (format in docs/mst-bcast.md); a malformed file is refused with
  * its line number and the reason. Pure C, no MPI.
  *
- *   # thesis Table 4.1: 6 sites of 4 ranks
+ *   # 6 sites of 4 ranks
  *   scale 0.01                  every latency below is multiplied by this
  *   site S0 0-3                 a site and its ranks
  *   site S1 4-7

@@ -1,8 +1,9 @@
 /*
- * Edge weights made unique, as GHS needs (Gallager, Humblet, Spira 1983):
- * latency first, ties broken by the edge's ranks. Two channels of equal
- * latency still compare, so every process count has exactly one minimum
- * spanning tree and every rank builds the same one. Pure C, no MPI.
+ * Edge weights made unique: latency first, ties broken by the edge's ranks.
+ * GHS merges fragments along each one's lightest outgoing edge; with two
+ * edges of equal weight two fragments could pick different ones and close
+ * a cycle. Unique weights give every process count exactly one minimum
+ * spanning tree, and every rank builds the same one. Pure C, no MPI.
  *
  * A weight also names its edge (lo < hi): a Report carrying the best weight
  * of a fragment carries the edge to add with it.
