@@ -366,6 +366,11 @@ int ftc_aborted(void);
  * exit() without MPI_Finalize still ends MPI cleanly. */
 int ftc_finalize_at_exit(void);
 
+/* For a layer that returns from the program's MPI_Finalize without
+ * finalizing MPI (it finalizes later, at exit, itself): from this call on,
+ * the handler of ftc_finalize_at_exit leaves MPI_Finalize to that layer. */
+void ftc_finalize_deferred(void);
+
 /* ----------------------------------------------------------------------------
  * Watchdog: every ftcoll collective on a communicator can run under a
  * deadline. A call still running at its deadline is reported on stderr

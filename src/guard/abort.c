@@ -17,6 +17,7 @@
 #include "ftcoll.h"
 
 static atomic_int aborted;
+static atomic_int finalize_deferred;   /* a layer finalizes MPI itself, at exit */
 
 int ftc_aborted(void)
 {
@@ -59,12 +60,20 @@ _Noreturn void ftc_abort_job_staggered(int rank, double grace, const char *diagn
     ftc_abort_job(NULL);
 }
 
+/* PMPI_Finalized: MPI's own answer, whichever layer sits above it; the
+ * layer that deferred MPI_Finalize said so with ftc_finalize_deferred. */
 static void finalize_unless_aborted(void)
 {
     int finalized = 0;
-    if (atomic_load(&aborted) || MPI_Finalized(&finalized) != MPI_SUCCESS || finalized)
+    if (atomic_load(&aborted) || atomic_load(&finalize_deferred)
+        || PMPI_Finalized(&finalized) != MPI_SUCCESS || finalized)
         return;
     PMPI_Finalize();
+}
+
+void ftc_finalize_deferred(void)
+{
+    atomic_store(&finalize_deferred, 1);
 }
 
 int ftc_finalize_at_exit(void)

@@ -138,6 +138,7 @@ int MPI_Finalize(void)
     layer_summary_finalized();
     if (layer_summary_saw_failure() && on_exit(finalize_at_exit, NULL) == 0) {
         finalize_deferred = true;
+        ftc_finalize_deferred();   /* ftc_finalize_at_exit's handler leaves it to us */
         return MPI_SUCCESS;
     }
     return PMPI_Finalize();
