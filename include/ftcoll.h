@@ -47,6 +47,26 @@ int ftc_comm_free(ftc_comm_t *comm);
 /* The private MPI communicator ftcoll works on (do not free it). */
 MPI_Comm ftc_comm_mpi(ftc_comm_t comm);
 
+/* This process's rank in `comm`, and the number of ranks (those of the
+ * communicator it was made from); -1 for a NULL communicator. */
+int ftc_comm_rank(ftc_comm_t comm);
+int ftc_comm_size(ftc_comm_t comm);
+
+/*
+ * The ranks of `comm` this process knows to be alive (all of them until a
+ * failure is found, with ULFM): their number in *count, and the lowest
+ * `max` of them, ascending, in `ranks` (NULL when `max` is 0). Local call.
+ */
+int ftc_comm_live_ranks(ftc_comm_t comm, int *ranks, int max, int *count);
+
+/*
+ * Frees an ftcoll communicator on this process alone, without a message to
+ * any rank, and sets *comm to NULL: for a layer whose MPI communicator is
+ * being freed under it (an attribute's delete callback), where the other
+ * ranks may not be freeing theirs. Prefer ftc_comm_free.
+ */
+void ftc_comm_release_local(ftc_comm_t *comm);
+
 /* The message describing the last error returned on this thread ("" if none). */
 const char *ftc_error_message(void);
 
@@ -356,6 +376,15 @@ int ftc_set_stop_handler(ftc_comm_t comm, ftc_stop_handler handler, void *arg);
 
 /* The report of the stop on `comm`; MPI_ERR_OTHER if it has not stopped. */
 int ftc_guard_last_report(ftc_comm_t comm, ftc_stop_report *report);
+
+/* This rank's share of the guard's work on `comm` so far. */
+typedef struct {
+    long checks;                /* check-ins run */
+    int warnings;               /* ftc_warn calls on this rank */
+    int stopped;                /* 1 once a check-in decided to stop */
+} ftc_guard_stats;
+
+int ftc_guard_get_stats(ftc_comm_t comm, ftc_guard_stats *stats);
 
 /* 1 once ftcoll has called MPI_Abort in this process: an exit handler must
  * not call MPI_Finalize then (it would wait for ranks that are gone). */

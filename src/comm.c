@@ -284,3 +284,29 @@ MPI_Comm ftc_comm_mpi(ftc_comm_t comm)
 {
     return comm ? comm->comm : MPI_COMM_NULL;
 }
+
+int ftc_comm_rank(ftc_comm_t comm)
+{
+    return comm ? comm->rank : -1;
+}
+
+int ftc_comm_size(ftc_comm_t comm)
+{
+    return comm ? comm->size : -1;
+}
+
+int ftc_comm_live_ranks(ftc_comm_t comm, int *ranks, int max, int *count)
+{
+    ftc_clear_error();
+    if (!comm)
+        return ftc_fail(MPI_ERR_COMM, "ftc_comm_live_ranks: the communicator is NULL");
+    if (!count || max < 0 || (max > 0 && !ranks))
+        return ftc_fail(MPI_ERR_ARG, "ftc_comm_live_ranks: count is NULL, max negative, or "
+                                     "ranks NULL with max > 0");
+    const int live = ftc_ft_live_count(comm->ft);
+    const int *live_ranks = ftc_ft_live_ranks(comm->ft);
+    for (int i = 0; i < live && i < max; i++)
+        ranks[i] = live_ranks[i];
+    *count = live;
+    return MPI_SUCCESS;
+}

@@ -38,8 +38,4 @@ struct ftc_comm {
     MPI_Datatype checked_type;
 };
 
-/* Frees an ftcoll communicator without a message to any rank (the PMPI
- * layer, when MPI frees the communicator under it), and sets *comm to NULL. */
-void ftc_comm_release_local(ftc_comm_t *comm);
-
 #endif

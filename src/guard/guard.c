@@ -347,6 +347,19 @@ int ftc_guard_last_report(ftc_comm_t comm, ftc_stop_report *report)
     return MPI_SUCCESS;
 }
 
+int ftc_guard_get_stats(ftc_comm_t comm, ftc_guard_stats *stats)
+{
+    ftc_clear_error();
+    if (!comm)
+        return ftc_fail(MPI_ERR_COMM, "ftc_guard_get_stats: the communicator is NULL");
+    if (!stats)
+        return ftc_fail(MPI_ERR_ARG, "ftc_guard_get_stats: stats is NULL");
+    stats->checks = comm->guard.checks;
+    stats->warnings = comm->guard.warnings;
+    stats->stopped = comm->guard.stopped ? 1 : 0;
+    return MPI_SUCCESS;
+}
+
 int ftc_watchdog_set(ftc_comm_t comm, double deadline, ftc_watchdog_action action)
 {
     ftc_clear_error();

@@ -21,9 +21,7 @@
 #endif
 
 #include "../buffer.h"
-#include "../comm.h"
 #include "../error.h"
-#include "../ft/ft.h"
 #include "layer.h"
 
 enum { EXIT_STOPPED = 71 };   /* every rank's exit status after a clean stop */
@@ -66,7 +64,9 @@ static bool errors_are_fatal(MPI_Comm comm)
 
 static int lowest_live_rank(const layer_comm *lc)
 {
-    return ftc_ft_live_count(lc->ftc->ft) > 0 ? ftc_ft_live_ranks(lc->ftc->ft)[0] : 0;
+    int lowest = 0, count = 0;
+    return ftc_comm_live_ranks(lc->ftc, &lowest, 1, &count) == MPI_SUCCESS && count > 0
+               ? lowest : 0;
 }
 
 /*
@@ -77,7 +77,9 @@ static int lowest_live_rank(const layer_comm *lc)
  */
 static void stop_every_rank(const layer_comm *lc, const char *call, int rc)
 {
-    if (lc->ftc->rank == lowest_live_rank(lc)) {
+    char failure[512];   /* the call's message, before the queries below clear it */
+    snprintf(failure, sizeof(failure), "%s", ftc_error_message());
+    if (ftc_comm_rank(lc->ftc) == lowest_live_rank(lc)) {
         char why[2048] = "";   /* written at once: another rank's output cannot cut it */
         ftc_stop_report report;
         if (rc == FTC_ERR_STOPPED && ftc_guard_last_report(lc->ftc, &report) == MPI_SUCCESS) {
@@ -87,8 +89,7 @@ static void stop_every_rank(const layer_comm *lc, const char *call, int rc)
                 ftc_append(why, sizeof(why), "%s rank %d: %s", i ? ";" : ":",
                            report.error_rank[i], report.message[i]);
         } else {
-            ftc_append(why, sizeof(why), "ftcoll: %s failed on every rank: %s", call,
-                       ftc_error_message());
+            ftc_append(why, sizeof(why), "ftcoll: %s failed on every rank: %s", call, failure);
         }
         fprintf(stderr, "%s\nftcoll: every rank ends with exit status %d\n", why, EXIT_STOPPED);
     }
@@ -162,6 +163,7 @@ static int allgather_on_survivors(const layer_comm *lc, const void *sendbuf, int
                                   MPI_Datatype recvtype)
 {
     ftc_comm_t c = lc->ftc;
+    const int size = ftc_comm_size(c);
     MPI_Aint lb, extent, true_lb, true_extent;
     if (recvtype == MPI_DATATYPE_NULL || recvcount < 0)   /* ftcoll names the error */
         return ftc_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, c);
@@ -169,14 +171,14 @@ static int allgather_on_survivors(const layer_comm *lc, const void *sendbuf, int
     PMPI_Type_get_true_extent(recvtype, &true_lb, &true_extent);
     const MPI_Aint stride = extent * recvcount;
     const MPI_Aint span = recvcount > 0 ? (recvcount - 1) * extent + true_extent : 0;
-    const size_t bytes = (size_t)((c->size - 1) * stride + span);
+    const size_t bytes = (size_t)((size - 1) * stride + span);
     char *scratch = malloc(bytes > 0 ? bytes : 1);
     if (!scratch)
         return ftc_fail(MPI_ERR_NO_MEM, "MPI_Allgather: out of memory gathering the survivors");
     char *base = scratch - true_lb;
     char *user = recvbuf;
     if (sendbuf == MPI_IN_PLACE) {
-        sendbuf = user + (MPI_Aint)lc->user_rank[c->rank] * stride;
+        sendbuf = user + (MPI_Aint)lc->user_rank[ftc_comm_rank(c)] * stride;
         sendcount = recvcount;
         sendtype = recvtype;
     }
@@ -184,10 +186,10 @@ static int allgather_on_survivors(const layer_comm *lc, const void *sendbuf, int
     bool contiguous = false;
     if (rc == MPI_SUCCESS)
         rc = ftc_type_is_contiguous(recvtype, &contiguous);
-    for (int i = 0; rc == MPI_SUCCESS && i < c->size; i++)
+    for (int i = 0; rc == MPI_SUCCESS && i < size; i++)
         rc = ftc_typed_copy(base + i * stride, recvcount, recvtype, contiguous,
                             user + (MPI_Aint)lc->user_rank[i] * stride, recvcount, recvtype,
-                            contiguous, c->comm);
+                            contiguous, ftc_comm_mpi(c));
     free(scratch);
     return rc;
 }
@@ -234,7 +236,7 @@ static int ftc_root_of(const layer_comm *lc, int root)
         return -1;
     if (!lc->user_rank)
         return root;
-    for (int i = 0; i < lc->ftc->size; i++)
+    for (int i = 0, n = ftc_comm_size(lc->ftc); i < n; i++)
         if (lc->user_rank[i] == root)
             return i;
     return -2;

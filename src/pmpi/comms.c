@@ -18,7 +18,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../comm.h"
 #include "layer.h"
 
 static int keyval = MPI_KEYVAL_INVALID;
@@ -41,9 +40,12 @@ static void unlink_comm(layer_comm *lc)
  * freed, to lc's. */
 static void collect_stats(layer_comm *lc)
 {
-    lc->stats.checkins += lc->ftc->guard.checks;
-    lc->stats.warnings += lc->ftc->guard.warnings;
-    lc->stats.stops += lc->ftc->guard.stopped ? 1 : 0;
+    ftc_guard_stats guard;
+    if (ftc_guard_get_stats(lc->ftc, &guard) == MPI_SUCCESS) {
+        lc->stats.checkins += guard.checks;
+        lc->stats.warnings += guard.warnings;
+        lc->stats.stops += guard.stopped;
+    }
     ftc_bcast_stats trees;
     if (ftc_bcast_get_stats(lc->ftc, &trees) == MPI_SUCCESS && trees.calls > 0) {
         lc->stats.tree_calls += trees.calls;
@@ -224,7 +226,7 @@ void layer_note_ft_call(layer_comm *lc)
     lc->stats.recovery_rounds += report.recovery_rounds;
     if (report.failed_in_call == 0)
         return;
-    const int size = lc->ftc->size;
+    const int size = ftc_comm_size(lc->ftc);
     int *failed = malloc(sizeof(int) * (size_t)size);
     int *dead = malloc(sizeof(int) * (size_t)size);
     if (!failed || !dead
@@ -259,7 +261,7 @@ int layer_shrink(layer_comm *lc)
     }
     int *user_rank = NULL;
     if (rc == MPI_SUCCESS) {
-        const int n = next->size;
+        const int n = ftc_comm_size(next);
         user_rank = malloc(sizeof(int) * (size_t)n);
         int *mine = malloc(sizeof(int) * (size_t)n);
         bool *alive = calloc((size_t)lc->user_size, sizeof(bool));

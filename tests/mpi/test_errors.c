@@ -172,6 +172,11 @@ static int check_null_communicator(void)
     f += expect_error("ftc_comm_free(NULL)", ftc_comm_free(NULL), MPI_ERR_COMM, NULL);
     f += expect_error("ftc_comm_free of a NULL handle", ftc_comm_free(&none), MPI_ERR_COMM, NULL);
     f += expect_true("ftc_comm_mpi(NULL) is MPI_COMM_NULL", ftc_comm_mpi(NULL) == MPI_COMM_NULL);
+    f += expect_true("ftc_comm_rank(NULL) is -1", ftc_comm_rank(NULL) == -1);
+    f += expect_true("ftc_comm_size(NULL) is -1", ftc_comm_size(NULL) == -1);
+    int count = 0;
+    f += expect_error("ftc_comm_live_ranks on NULL", ftc_comm_live_ranks(NULL, NULL, 0, &count),
+                      MPI_ERR_COMM, NULL);
     return f;
 }
 
@@ -227,6 +232,23 @@ static int check_private_communicator(ftc_comm_t comm)
     MPI_Comm_compare(ftc_comm_mpi(comm), MPI_COMM_WORLD, &relation);
     return expect_true("ftc_comm_mpi is a duplicate of MPI_COMM_WORLD (congruent)",
                        relation == MPI_CONGRUENT);
+}
+
+/* Rank, size and live ranks are MPI_COMM_WORLD's while nobody failed. */
+static int check_queries(ftc_comm_t comm, int p)
+{
+    int f = expect_true("ftc_comm_rank", ftc_comm_rank(comm) == my_rank);
+    f += expect_true("ftc_comm_size", ftc_comm_size(comm) == p);
+    int live[64], count = -1;
+    f += expect_success("ftc_comm_live_ranks", ftc_comm_live_ranks(comm, live, p, &count));
+    f += expect_true("every rank alive", count == p);
+    for (int i = 0; i < count && i < p; i++)
+        f += expect_true("live ranks in order", live[i] == i);
+    f += expect_success("ftc_comm_live_ranks, count only",
+                        ftc_comm_live_ranks(comm, NULL, 0, &count));
+    f += expect_error("ftc_comm_live_ranks without ranks",
+                      ftc_comm_live_ranks(comm, NULL, 1, &count), MPI_ERR_ARG, NULL);
+    return f;
 }
 
 /* ---- algorithm names and settings --------------------------------------------- */
@@ -460,6 +482,7 @@ int main(int argc, char **argv)
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
     f += check_private_communicator(comm);
+    f += check_queries(comm, p);
     f += check_counts(comm);
     f += check_count_overflow(comm, p);
     f += check_buffers(comm);

@@ -204,6 +204,9 @@ static void scenario_stop(const char *raisers, long before, long stop_at, long c
         || memcmp(&again, &log.report, sizeof(again)) != 0)
         fail("ftc_guard_last_report", "differs from the handler's");
     expect_report(&log.report, raisers, bad_argument ? "count" : "disk full", !bad_argument);
+    ftc_guard_stats stats;
+    if (ftc_guard_get_stats(comm, &stats) != MPI_SUCCESS || !stats.stopped || stats.checks < 1)
+        fail("ftc_guard_get_stats", "the stop or its check-ins not counted");
     expect_same_everywhere(stopped_at, log.runs, log.report.check);
     mpi_or_die(ftc_comm_free(&comm), "ftc_comm_free");
 }
@@ -300,7 +303,15 @@ static void scenario_api(void)
         expect_class(run_collective(comm, call, 2), MPI_SUCCESS, "guarded collective");
     expect_class(ftc_watchdog_set(comm, 0, FTC_WATCHDOG_ABORT), MPI_SUCCESS, "watchdog off");
     expect_class(ftc_guard_set(comm, 0, 30), MPI_SUCCESS, "guard off");
+    ftc_guard_stats before, after;
+    expect_class(ftc_guard_get_stats(NULL, &before), MPI_ERR_COMM, "guard stats NULL");
+    expect_class(ftc_guard_get_stats(comm, NULL), MPI_ERR_ARG, "guard stats, no output");
+    expect_class(ftc_guard_get_stats(comm, &before), MPI_SUCCESS, "guard stats");
     expect_class(ftc_guard_check(comm), MPI_SUCCESS, "check-in with the guard off");
+    expect_class(ftc_guard_get_stats(comm, &after), MPI_SUCCESS, "guard stats");
+    if (before.checks < 3 || after.checks != before.checks + 1 || after.stopped
+        || after.warnings != 0)
+        fail("ftc_guard_get_stats", "check-ins, warnings or the stop miscounted");
     char text[MPI_MAX_ERROR_STRING];
     int length = 0;
     if (MPI_Error_string(FTC_ERR_STOPPED, text, &length) != MPI_SUCCESS
