@@ -11,7 +11,7 @@
 #include "allgather/allgather.h"
 #include "allreduce/ft_engine.h"
 #include "ft/ft.h"
-#include "bcast/tree_bcast.h"
+#include "bcast/adaptive.h"
 #include "error.h"
 
 /* FTCOLL_VERBOSE: 0 (default) or 1 (rank 0 logs algorithm choices). */

@@ -33,7 +33,7 @@ struct ftc_comm {
     struct ftc_ft *ft;          /* the fault-tolerance layer (ft/ft.h) */
     struct ftc_allreduce_state *allreduce;   /* allreduce/ft_engine.h */
     ftc_guard_state guard;      /* FTCOLL_GUARD, FTCOLL_WATCHDOG */
-    struct ftc_tree_comm *tree; /* tree broadcasts (bcast/tree_bcast.c), NULL if unused */
+    struct ftc_tree_comm *tree; /* tree broadcasts (bcast/adaptive.h), NULL if unused */
     MPI_Op checked_op;          /* the last (op, type) pair known to be valid */
     MPI_Datatype checked_type;
 };

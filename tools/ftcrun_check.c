@@ -13,8 +13,8 @@
 #include "allgather/algorithms.h"
 #include "guard/settings.h"
 #include "inject.h"
-#include "tree/settings.h"
-#include "tree/topology.h"
+#include "bcast/trees/settings.h"
+#include "bcast/trees/topology.h"
 
 static int check_allgather(const char *text, char *why, size_t why_size)
 {

@@ -30,7 +30,7 @@
 #include "../buffer.h"
 #include "../comm.h"
 #include "../error.h"
-#include "tree_bcast.h"
+#include "adaptive.h"
 #include "../allreduce/ft_engine.h"
 
 static int check_arguments(const void *buf, int count, MPI_Datatype type, int root,

@@ -1,6 +1,6 @@
 /*
- * The check-in over MPI: non-blocking messages along the tree of tree.h,
- * polled against MPI_Wtime so that no wait is unbounded.
+ * The check-in over MPI: non-blocking messages along the tree of
+ * checkin_tree.h, polled against MPI_Wtime so that no wait is unbounded.
  *
  *   arrive (t0) --post receives: one per child (UP), the decision (DOWN)
  *       |
@@ -26,7 +26,7 @@
 #include "../p2p.h"
 #include "abort.h"
 #include "guard.h"
-#include "tree.h"
+#include "checkin_tree.h"
 
 typedef struct {
     ftc_comm_t comm;

@@ -1,6 +1,6 @@
 /*
- * Guarded collectives over MPI (see report.h for the records, tree.h for
- * the tree and its timing, checkin.c for the messages).
+ * Guarded collectives over MPI (see report.h for the records,
+ * checkin_tree.h for the tree and its timing, checkin.c for the messages).
  *
  *   ftc_allreduce / ftc_allgather / ftc_guard_check
  *     -> ftc_guard_enter: every `every`-th call, a check-in:
@@ -17,7 +17,7 @@
 
 #include "report.h"
 #include "settings.h"
-#include "tree.h"
+#include "checkin_tree.h"
 #include "watchdog.h"
 
 struct ftc_comm;

@@ -1,6 +1,6 @@
 #include "report.h"
 
-#include "tree.h"
+#include "checkin_tree.h"
 
 #include <stdbool.h>
 #include <stdio.h>

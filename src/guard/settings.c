@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tree.h"
+#include "checkin_tree.h"
 
 static bool is_off(const char *text)
 {

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tree/weight.h"
+#include "bcast/trees/weight.h"
 
 static void *xmalloc(size_t size)
 {

@@ -1,5 +1,5 @@
 /*
- * Broadcast trees (src/bcast/tree.h), for every n in 1..64 and every root
+ * Broadcast trees (src/bcast/trees/shape.h), for every n in 1..64 and every root
  * (a few of each with FTCOLL_UNIT_QUICK=1, the valgrind run):
  *   - binomial: a valid tree of depth <= ceil(log2 n) with MPICH's parents
  *     and send order;
@@ -20,7 +20,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "bcast/tree.h"
+#include "bcast/trees/shape.h"
 
 #define MAX_N 64
 

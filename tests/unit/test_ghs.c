@@ -1,5 +1,5 @@
 /*
- * GHS construction (src/tree/ghs.h) against sequential Prim and Kruskal:
+ * GHS construction (src/bcast/trees/ghs.h) against sequential Prim and Kruskal:
  * one node per rank, messages delivered by tree_sim in a random order per
  * seed, on random complete graphs of 1..64 nodes, graphs full of equal
  * latencies (the rank tie-break decides), and site-like graphs (clusters of
@@ -19,7 +19,7 @@
 #include <cmocka.h>
 
 #include "mst_reference.h"
-#include "tree/ghs.h"
+#include "bcast/trees/ghs.h"
 #include "tree_sim.h"
 
 #define MAX_N 64

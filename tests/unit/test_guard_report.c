@@ -17,7 +17,7 @@
 
 #include "guard/report.h"
 #include "guard/settings.h"
-#include "guard/tree.h"
+#include "guard/checkin_tree.h"
 
 #define MAX_P 64
 

@@ -1,5 +1,5 @@
 /*
- * The guarded collectives' check-in tree and timing (src/guard/tree.h), for
+ * The guarded collectives' check-in tree and timing (src/guard/checkin_tree.h), for
  * every p in 1..64 and a few large ones: a spanning tree rooted at 0 of
  * depth at most ceil(log2 p); windows such that nobody gives up on a rank that is
  * only late; and a replay of check-ins with random arrival times within
@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <cmocka.h>
 
-#include "guard/tree.h"
+#include "guard/checkin_tree.h"
 
 #define MAX_P 64
 #define T 1.0   /* the latecomer window: times below are in units of it */

@@ -1,5 +1,5 @@
 /*
- * The topology file reader (src/tree/topology.h): the thesis's network file
+ * The topology file reader (src/bcast/trees/topology.h): the thesis's network file
  * loads and gives Table 4.1's latencies; each keyword, rank lists, comments,
  * CRLF and long lines parse; links and changes take precedence as
  * documented; and every kind of malformed file is refused with "line N:"
@@ -17,7 +17,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "tree/topology.h"
+#include "bcast/trees/topology.h"
 
 #define EPS 1e-12
 

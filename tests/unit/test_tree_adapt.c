@@ -1,5 +1,5 @@
 /*
- * The distributed adaptation of the MST (src/tree/adapt.h), without MPI:
+ * The distributed adaptation of the MST (src/bcast/trees/adapt.h), without MPI:
  * for every n in 1..64, random complete graphs whose MST (Kruskal) is
  * adapted through rounds of random changes (tree channels slower, channels
  * off the tree faster, and the changes that need nothing), with messages
@@ -19,7 +19,7 @@
 #include <cmocka.h>
 
 #include "mst_reference.h"
-#include "tree/adapt.h"
+#include "bcast/trees/adapt.h"
 #include "tree_sim.h"
 
 #define MAX_N 64

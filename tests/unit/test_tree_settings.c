@@ -1,5 +1,5 @@
 /*
- * The tree broadcasts' settings (src/tree/settings.h): every key and
+ * The tree broadcasts' settings (src/bcast/trees/settings.h): every key and
  * algorithm name, the defaults, and each bad value refused with a reason
  * that names it.
  */
@@ -10,7 +10,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "tree/settings.h"
+#include "bcast/trees/settings.h"
 
 static void defaults(void **state)
 {

@@ -8,7 +8,7 @@
 #ifndef FTCOLL_TEST_TREE_SIM_H
 #define FTCOLL_TEST_TREE_SIM_H
 
-#include "tree/msg.h"
+#include "bcast/trees/msg.h"
 
 typedef struct tree_sim tree_sim;
 

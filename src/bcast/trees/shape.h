@@ -1,22 +1,23 @@
 /*
- * Broadcast trees, pure C (no MPI): who receives from whom, in what order
- * each rank sends to its children, and how long the broadcast should take
- * over given latencies. The MPI side (tree_bcast.c) only walks these.
+ * The shape of a broadcast tree, pure C (no MPI): who receives from whom,
+ * in what order each rank sends to its children, and how long the
+ * broadcast should take over given latencies. The MPI side
+ * (bcast/adaptive.c) only walks these.
  *
  * Builders (one file each):
  *   binomial.c   MPICH's binomial tree on ranks relative to the root
  *   two_level.c  MagPIe's: root -> one coordinator per other site (flat),
  *                then a binomial tree inside each site
  *   ecef.c       earliest completing edge first over measured latencies
- *   tree.c       any spanning tree given as edges (the MST), rooted anywhere
+ *   shape.c      any spanning tree given as edges (the MST), rooted anywhere
  *
  * The cost model, used by ftc_tree_predict and ecef.c: a rank that got the
  * data at time t sends to its children one after the other, each send
  * taking `gap` seconds of the sender's time; its k-th child (k = 1, 2, ...)
  * has the data at t + k * gap + latency(rank, child).
  */
-#ifndef FTCOLL_BCAST_TREE_H
-#define FTCOLL_BCAST_TREE_H
+#ifndef FTCOLL_BCAST_TREES_SHAPE_H
+#define FTCOLL_BCAST_TREES_SHAPE_H
 
 typedef struct {
     int n, root;
@@ -62,7 +63,7 @@ int ftc_tree_two_level(ftc_tree *tree, int n, int root, const int *site_of);
 int ftc_tree_ecef(ftc_tree *tree, int n, int root, const double *latency, double gap);
 /* adjacency: n x n bytes, symmetric, exactly n - 1 edges forming a tree. */
 /* The minimum spanning tree of `latency` by Prim's algorithm, with the
- * weights' tie-breaking of src/tree/weight.h (so it is the tree GHS builds):
+ * weights' tie-breaking of weight.h (so it is the tree GHS builds):
  * for predicting the MST's time without building it. 0, or -1 if no memory. */
 int ftc_tree_prim(int n, const double *latency, unsigned char *adjacency);
 int ftc_tree_from_edges(ftc_tree *tree, int n, int root, const unsigned char *adjacency,

@@ -9,8 +9,8 @@
  * hosts). Without a topology, messages are handed over as they come.
  * Counts by kind are kept for the experiments' tables.
  */
-#ifndef FTCOLL_TREE_NET_H
-#define FTCOLL_TREE_NET_H
+#ifndef FTCOLL_BCAST_TREES_NET_H
+#define FTCOLL_BCAST_TREES_NET_H
 
 #include <mpi.h>
 

@@ -8,8 +8,8 @@
  * A weight also names its edge (lo < hi): a Report carrying the best weight
  * of a fragment carries the edge to add with it.
  */
-#ifndef FTCOLL_TREE_WEIGHT_H
-#define FTCOLL_TREE_WEIGHT_H
+#ifndef FTCOLL_BCAST_TREES_WEIGHT_H
+#define FTCOLL_BCAST_TREES_WEIGHT_H
 
 #include <limits.h>
 #include <math.h>

@@ -29,7 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tree.h"
+#include "shape.h"
 
 typedef struct {
     int n;

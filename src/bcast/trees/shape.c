@@ -25,9 +25,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tree.h"
+#include "shape.h"
 
-#include "../tree/weight.h"
+#include "weight.h"
 
 int ftc_tree_alloc(ftc_tree *tree, int n)
 {

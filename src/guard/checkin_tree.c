@@ -1,4 +1,4 @@
-#include "tree.h"
+#include "checkin_tree.h"
 
 static int lowest_set_bit(int r)
 {

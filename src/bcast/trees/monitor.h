@@ -20,8 +20,8 @@
  *   changes:  channels whose latency moved by more than the threshold (and
  *             the floor) since the tree was built or last adapted
  */
-#ifndef FTCOLL_TREE_MONITOR_H
-#define FTCOLL_TREE_MONITOR_H
+#ifndef FTCOLL_BCAST_TREES_MONITOR_H
+#define FTCOLL_BCAST_TREES_MONITOR_H
 
 #include "adapt.h"
 #include "net.h"

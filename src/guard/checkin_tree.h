@@ -29,8 +29,8 @@
  *     wait H x T; the factor 1.2 keeps a waiting rank from giving up
  *     before rank 0, which names the silent ranks, has decided.
  */
-#ifndef FTCOLL_GUARD_TREE_H
-#define FTCOLL_GUARD_TREE_H
+#ifndef FTCOLL_GUARD_CHECKIN_TREE_H
+#define FTCOLL_GUARD_CHECKIN_TREE_H
 
 enum { FTC_GUARD_MAX_CHILDREN = 31 };   /* log2 of INT_MAX: enough for any p */
 

@@ -27,8 +27,8 @@
  * whenever its level, fragment or state changes: handling them early would
  * answer for a fragment the node has not joined yet.
  */
-#ifndef FTCOLL_TREE_GHS_H
-#define FTCOLL_TREE_GHS_H
+#ifndef FTCOLL_BCAST_TREES_GHS_H
+#define FTCOLL_BCAST_TREES_GHS_H
 
 #include "msg.h"
 

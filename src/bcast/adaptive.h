@@ -1,6 +1,7 @@
-/* Tree broadcasts: the communicator's side (tree_bcast.c). */
-#ifndef FTCOLL_BCAST_TREE_BCAST_H
-#define FTCOLL_BCAST_TREE_BCAST_H
+/* Tree broadcasts that follow the network: what the communicator and
+ * ftc_bcast call (adaptive.c). */
+#ifndef FTCOLL_BCAST_ADAPTIVE_H
+#define FTCOLL_BCAST_ADAPTIVE_H
 
 #include <mpi.h>
 

@@ -5,8 +5,8 @@
  * edges, so that each can root the tree anywhere and predict its broadcast
  * time, and all check they hold the same tree.
  */
-#ifndef FTCOLL_TREE_MST_H
-#define FTCOLL_TREE_MST_H
+#ifndef FTCOLL_BCAST_TREES_MST_H
+#define FTCOLL_BCAST_TREES_MST_H
 
 #include "adapt.h"
 #include "net.h"

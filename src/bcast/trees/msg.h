@@ -5,8 +5,8 @@
  * of them the same way; the counts by kind are what the experiments report.
  * Pure C, no MPI.
  */
-#ifndef FTCOLL_TREE_MSG_H
-#define FTCOLL_TREE_MSG_H
+#ifndef FTCOLL_BCAST_TREES_MSG_H
+#define FTCOLL_BCAST_TREES_MSG_H
 
 #include <stdint.h>
 

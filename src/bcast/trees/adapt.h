@@ -41,8 +41,8 @@
  * change is handled on the MST of the weights before it: the tree at the end
  * is the MST of the new latencies. A round without changes sends nothing.
  */
-#ifndef FTCOLL_TREE_ADAPT_H
-#define FTCOLL_TREE_ADAPT_H
+#ifndef FTCOLL_BCAST_TREES_ADAPT_H
+#define FTCOLL_BCAST_TREES_ADAPT_H
 
 #include <stdint.h>
 

@@ -13,8 +13,8 @@
  *   change 8 4 6 6000           from the 8th broadcast on, channel (4,6)
  *                               is 6000 ms (before scaling)
  */
-#ifndef FTCOLL_TREE_TOPOLOGY_H
-#define FTCOLL_TREE_TOPOLOGY_H
+#ifndef FTCOLL_BCAST_TREES_TOPOLOGY_H
+#define FTCOLL_BCAST_TREES_TOPOLOGY_H
 
 #include <stddef.h>
 

@@ -21,7 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tree.h"
+#include "shape.h"
 
 /* The largest 2^k v may send to: half its lowest set bit, or, for the
  * subtree's root, the largest power of two below size. 0: a leaf. */

@@ -17,8 +17,8 @@
  *                  smooth: each measurement weighs A against the running
  *                  estimate's 1 - A (exponential smoothing; 1: none)
  */
-#ifndef FTCOLL_TREE_SETTINGS_H
-#define FTCOLL_TREE_SETTINGS_H
+#ifndef FTCOLL_BCAST_TREES_SETTINGS_H
+#define FTCOLL_BCAST_TREES_SETTINGS_H
 
 #include <stddef.h>
 

@@ -5,7 +5,7 @@
  * file is checked line by line, then as a whole, and only a file that passes
  * both becomes an ftc_topology. Pure C, no MPI.
  */
-#include "tree/topology.h"
+#include "topology.h"
 
 #include <ctype.h>
 #include <errno.h>

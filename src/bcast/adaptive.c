@@ -12,7 +12,7 @@
  *   every call:  check=N and call % N == 0: measure again; the channels that
  *                moved beyond the threshold are changes; mst, tree: the
  *                distributed adaptation repairs the MST (adapt.c)
- *                root the chosen tree at the call's root (tree.h's builders;
+ *                root the chosen tree at the call's root (trees/shape.h's builders;
  *                "tree": the MST or the earliest-completion tree, whichever
  *                ftc_tree_predict says finishes first)
  *                the data down the tree, point to point: each rank receives
@@ -20,7 +20,7 @@
  *                a topology each message is held until its channel's latency
  *                has passed since it was sent
  */
-#include "tree_bcast.h"
+#include "adaptive.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -31,12 +31,12 @@
 #include "../comm.h"
 #include "../error.h"
 #include "../hash.h"
-#include "../tree/monitor.h"
-#include "../tree/mst.h"
-#include "../tree/net.h"
-#include "../tree/settings.h"
-#include "../tree/topology.h"
-#include "tree.h"
+#include "trees/monitor.h"
+#include "trees/mst.h"
+#include "trees/net.h"
+#include "trees/settings.h"
+#include "trees/topology.h"
+#include "trees/shape.h"
 
 _Static_assert((int)FTC_BCAST_MESSAGE_KINDS == (int)FTC_MSG_KINDS,
                "ftcoll.h's count of message kinds");

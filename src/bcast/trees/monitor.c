@@ -1,7 +1,7 @@
 /* The latency monitor: probes, then publication; see monitor.h. */
 #include "monitor.h"
 
-#include "../bcast/tree.h"
+#include "shape.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -28,7 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tree.h"
+#include "shape.h"
 
 typedef struct {
     int site, rank;
