@@ -1,5 +1,5 @@
 /* Tree broadcasts that follow the network: what the communicator and
- * ftc_bcast call (adaptive.c). */
+ * ftc_bcast call (configuration: adaptive_config.c; calls: adaptive.c). */
 #ifndef FTCOLL_BCAST_ADAPTIVE_H
 #define FTCOLL_BCAST_ADAPTIVE_H
 
