@@ -11,6 +11,15 @@ int ftc_check_comm(const char *call, ftc_comm_t comm)
     return MPI_SUCCESS;
 }
 
+int ftc_check_query(const char *call, ftc_comm_t comm, const void *out, const char *output)
+{
+    if (!comm)
+        return ftc_fail(MPI_ERR_COMM, "%s: the communicator is NULL", call);
+    if (!out)
+        return ftc_fail(MPI_ERR_ARG, "%s: %s is NULL", call, output);
+    return MPI_SUCCESS;
+}
+
 int ftc_check_buffer(const ftc_buffer_names *names, const void *buf, int count,
                      MPI_Datatype type, MPI_Comm comm, int *type_size)
 {

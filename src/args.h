@@ -13,6 +13,10 @@
 /* MPI_ERR_COMM for a NULL ftcoll communicator. */
 int ftc_check_comm(const char *call, ftc_comm_t comm);
 
+/* A query's checks: MPI_ERR_COMM for a NULL communicator, MPI_ERR_ARG for
+ * a NULL output (`output` names it: "stats", "the report"). */
+int ftc_check_query(const char *call, ftc_comm_t comm, const void *out, const char *output);
+
 /* How a call names one of its buffers in messages ("buffer", "count",
  * "datatype"; "sendbuf", "sendcount", "sendtype"). */
 typedef struct {

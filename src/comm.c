@@ -9,6 +9,7 @@
 #endif
 
 #include "allgather/allgather.h"
+#include "args.h"
 #include "allreduce/ft_engine.h"
 #include "ft/ft.h"
 #include "bcast/adaptive.h"
@@ -259,10 +260,9 @@ void ftc_comm_release_local(ftc_comm_t *comm)
 int ftc_comm_survivors(ftc_comm_t comm, MPI_Comm *survivors)
 {
     ftc_clear_error();
-    if (!comm)
-        return ftc_fail(MPI_ERR_COMM, "ftc_comm_survivors: the communicator is NULL");
-    if (!survivors)
-        return ftc_fail(MPI_ERR_ARG, "ftc_comm_survivors: the output handle is NULL");
+    const int rc = ftc_check_query("ftc_comm_survivors", comm, survivors, "the output handle");
+    if (rc != MPI_SUCCESS)
+        return rc;
     *survivors = MPI_COMM_NULL;
     return ftc_ft_survivors(comm, survivors);
 }
@@ -298,11 +298,12 @@ int ftc_comm_size(ftc_comm_t comm)
 int ftc_comm_live_ranks(ftc_comm_t comm, int *ranks, int max, int *count)
 {
     ftc_clear_error();
-    if (!comm)
-        return ftc_fail(MPI_ERR_COMM, "ftc_comm_live_ranks: the communicator is NULL");
-    if (!count || max < 0 || (max > 0 && !ranks))
-        return ftc_fail(MPI_ERR_ARG, "ftc_comm_live_ranks: count is NULL, max negative, or "
-                                     "ranks NULL with max > 0");
+    const int rc = ftc_check_query("ftc_comm_live_ranks", comm, count, "count");
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (max < 0 || (max > 0 && !ranks))
+        return ftc_fail(MPI_ERR_ARG, "ftc_comm_live_ranks: max is negative, or ranks NULL "
+                                     "with max > 0");
     const int live = ftc_ft_live_count(comm->ft);
     const int *live_ranks = ftc_ft_live_ranks(comm->ft);
     for (int i = 0; i < live && i < max; i++)

@@ -120,10 +120,9 @@ int ftc_allgather_set_algorithm(ftc_comm_t comm, ftc_allgather_algorithm algorit
 int ftc_allgather_last_choice(ftc_comm_t comm, ftc_allgather_choice *out)
 {
     ftc_clear_error();
-    if (!comm)
-        return ftc_fail(MPI_ERR_COMM, "ftc_allgather_last_choice: the communicator is NULL");
-    if (!out)
-        return ftc_fail(MPI_ERR_ARG, "ftc_allgather_last_choice: the output is NULL");
+    const int rc = ftc_check_query("ftc_allgather_last_choice", comm, out, "the output");
+    if (rc != MPI_SUCCESS)
+        return rc;
     *out = comm->allgather->last;
     return MPI_SUCCESS;
 }

@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../args.h"
 #include "../comm.h"
 #include "../error.h"
 #include "trees/monitor.h"
@@ -304,10 +305,9 @@ int ftc_tree_bcast(void *buf, int count, MPI_Datatype type, int root, ftc_comm_t
 int ftc_bcast_get_stats(ftc_comm_t comm, ftc_bcast_stats *stats)
 {
     ftc_clear_error();
-    if (!comm)
-        return ftc_fail(MPI_ERR_COMM, "ftc_bcast_get_stats: the communicator is NULL");
-    if (!stats)
-        return ftc_fail(MPI_ERR_ARG, "ftc_bcast_get_stats: stats is NULL");
+    const int rc = ftc_check_query("ftc_bcast_get_stats", comm, stats, "stats");
+    if (rc != MPI_SUCCESS)
+        return rc;
     memset(stats, 0, sizeof *stats);
     if (!comm->tree)
         return MPI_SUCCESS;

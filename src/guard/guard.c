@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../args.h"
 #include "../comm.h"
 #include "../error.h"
 #include "../ft/ft.h"
@@ -337,10 +338,9 @@ int ftc_set_stop_handler(ftc_comm_t comm, ftc_stop_handler handler, void *arg)
 int ftc_guard_last_report(ftc_comm_t comm, ftc_stop_report *report)
 {
     ftc_clear_error();
-    if (!comm)
-        return ftc_fail(MPI_ERR_COMM, "ftc_guard_last_report: the communicator is NULL");
-    if (!report)
-        return ftc_fail(MPI_ERR_ARG, "ftc_guard_last_report: the report is NULL");
+    const int rc = ftc_check_query("ftc_guard_last_report", comm, report, "the report");
+    if (rc != MPI_SUCCESS)
+        return rc;
     if (!comm->guard.stopped)
         return ftc_fail(MPI_ERR_OTHER, "ftc_guard_last_report: the communicator has not stopped");
     ftc_guard_stop_report(&comm->guard.decided, report);
@@ -350,10 +350,9 @@ int ftc_guard_last_report(ftc_comm_t comm, ftc_stop_report *report)
 int ftc_guard_get_stats(ftc_comm_t comm, ftc_guard_stats *stats)
 {
     ftc_clear_error();
-    if (!comm)
-        return ftc_fail(MPI_ERR_COMM, "ftc_guard_get_stats: the communicator is NULL");
-    if (!stats)
-        return ftc_fail(MPI_ERR_ARG, "ftc_guard_get_stats: stats is NULL");
+    const int rc = ftc_check_query("ftc_guard_get_stats", comm, stats, "stats");
+    if (rc != MPI_SUCCESS)
+        return rc;
     stats->checks = comm->guard.checks;
     stats->warnings = comm->guard.warnings;
     stats->stopped = comm->guard.stopped ? 1 : 0;
