@@ -1210,13 +1210,23 @@ static void recover(world *w, proc *q)
     start_meeting(w, q, FTC_AT_CALL);
 }
 
+/* A settling operation begins (ftc_ft_begin_op, then ftc_ft_settle's
+ * check): true when the others settled in it already and left, so this
+ * rank skips the meeting, once. */
+static bool others_settled(world *w, proc *q, const char *who)
+{
+    q->ops++;
+    if (q->skip_op != q->ops)
+        return false;
+    q->skip_op = 0;
+    note(w, "r%d's %s skips its settling: the others left", q->rank, who);
+    return true;
+}
+
 /* ftc_comm_free: an operation of its own, which settles (leaving). */
 static void settle(world *w, proc *q)
 {
-    q->ops++;
-    if (q->skip_op == q->ops) {
-        q->skip_op = 0;
-        note(w, "r%d's ftc_comm_free skips its settling: the others left", q->rank);
+    if (others_settled(w, q, "ftc_comm_free")) {
         become_done(w, q);
         return;
     }
@@ -1228,10 +1238,7 @@ static void settle(world *w, proc *q)
  * between calls, then shrinks the epoch's communicator for the caller. */
 static void survivors(world *w, proc *q)
 {
-    q->ops++;
-    if (q->skip_op == q->ops) {
-        q->skip_op = 0;
-        note(w, "r%d's ftc_comm_survivors skips its settling: the others left", q->rank);
+    if (others_settled(w, q, "ftc_comm_survivors")) {
         survivors_shrink(w, q);
         return;
     }
