@@ -1,4 +1,11 @@
-/* The ftcoll communicator (internal view of ftc_comm_t). */
+/*
+ * The ftcoll communicator (the internal view of ftc_comm_t): what every
+ * module shares (the MPI communicator, scratch space, the progress slot
+ * the watchdog reads) and one opaque pointer per module to the state it
+ * owns. communicator.c creates and frees it; module.h says how a module
+ * takes part. This header includes only the runtime below it, so that
+ * every layer above may include it without a cycle.
+ */
 #ifndef FTCOLL_COMM_H
 #define FTCOLL_COMM_H
 
@@ -6,36 +13,33 @@
 #include <stddef.h>
 
 #include "ftcoll.h"
-#include "guard/guard.h"
-#include "inject.h"
-#include "schedule.h"
 #include "schedule_exec.h"
-
+#include "watch.h"
 
 struct ftc_comm {
     MPI_Comm comm;              /* private duplicate, MPI_ERRORS_RETURN */
     int rank;
     int size;
     int verbose;                /* FTCOLL_VERBOSE */
+    MPI_Comm self;              /* MPI_COMM_SELF's duplicate, MPI_ERRORS_RETURN: for
+                                 * checks whose errors MPI would raise fatally */
 
-    struct ftc_allgather_state *allgather;      /* allgather/allgather.h */
-
-    ftc_exec_scratch exec;      /* requests and statuses for the engine */
+    ftc_exec_scratch exec;      /* requests and statuses for the schedule engine */
+    ftc_watch_slot watch;       /* what this rank's call is doing, for the watchdog */
     char *scratch;              /* bytes for local rotations, allreduce partner values */
     size_t scratch_size;
     char *packed;               /* a second scratch buffer: ftc_bcast packs its data
                                  * there while the engine works in `scratch` */
     size_t packed_size;
-
-    MPI_Comm self;              /* MPI_COMM_SELF's duplicate, MPI_ERRORS_RETURN: for
-                                 * checks whose errors MPI would raise fatally */
-    ftc_inject_plan inject;     /* FTCOLL_INJECT */
-    struct ftc_ft *ft;          /* the fault-tolerance layer (ft/ft.h) */
-    struct ftc_allreduce_state *allreduce;   /* allreduce/ft_engine.h */
-    ftc_guard_state guard;      /* FTCOLL_GUARD, FTCOLL_WATCHDOG */
-    struct ftc_tree_comm *tree; /* tree broadcasts (bcast/adaptive.h), NULL if unused */
     MPI_Op checked_op;          /* the last (op, type) pair known to be valid */
     MPI_Datatype checked_type;
+
+    /* the modules' states, each private to its module (communicator.c's table) */
+    struct ftc_ft *ft;                          /* ft/ft.h */
+    struct ftc_allreduce_state *allreduce;      /* allreduce/ft_call.h */
+    struct ftc_allgather_state *allgather;      /* allgather/allgather.c */
+    struct ftc_tree_comm *tree;                 /* bcast/adaptive_state.h; NULL if unused */
+    struct ftc_guard *guard;                    /* guard/state.h */
 };
 
 #endif

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 
 #include "error.h"
-#include "guard/watchdog.h"
+#include "watch.h"
 #include "ftcoll.h"
 #include "p2p.h"
 

@@ -13,6 +13,7 @@
 #include "../ft/ft.h"
 #include "allgather.h"
 #include "../error.h"
+#include "../guard/guard.h"
 #include "../p2p.h"
 #include "algorithms.h"
 
@@ -82,16 +83,46 @@ struct ftc_allgather_state {
     ftc_schedule *plans[FTC_ALLGATHER_ALGORITHM_COUNT];   /* built on first use */
 };
 
-int ftc_allgather_state_create(ftc_comm_t comm, ftc_allgather_algorithm forced)
+/* ---- the module (module.h) ---------------------------------------------------- */
+
+static int allgather_create(ftc_comm_t comm)
 {
     comm->allgather = calloc(1, sizeof(*comm->allgather));
     if (!comm->allgather)
         return ftc_fail(MPI_ERR_NO_MEM, "ftc_comm_create: out of memory");
-    comm->allgather->forced = forced;
+    comm->allgather->forced = FTC_ALLGATHER_AUTO;
     return MPI_SUCCESS;
 }
 
-void ftc_allgather_state_destroy(ftc_comm_t comm)
+/* FTCOLL_ALLGATHER_ALGORITHM: a name or number forces the algorithm. */
+static int allgather_read_settings(ftc_comm_t comm)
+{
+    const char *text = getenv("FTCOLL_ALLGATHER_ALGORITHM");
+    if (!text || !*text)
+        return MPI_SUCCESS;
+    int rc = ftc_allgather_algorithm_parse(text, &comm->allgather->forced);
+    if (rc != MPI_SUCCESS) {
+        char why[400];
+        snprintf(why, sizeof(why), "%s", ftc_error_message());
+        return ftc_fail(rc, "FTCOLL_ALLGATHER_ALGORITHM: %s", why);
+    }
+    return MPI_SUCCESS;
+}
+
+static const char *algorithm_name(int algorithm)
+{
+    return ftc_allgather_algorithm_name((ftc_allgather_algorithm)algorithm);
+}
+
+/* Ranks running different schedules would wait for each other forever. */
+static int allgather_agreed(ftc_comm_t comm, ftc_equal_value *values)
+{
+    values[0] = (ftc_equal_value){ "FTCOLL_ALLGATHER_ALGORITHM", (int)comm->allgather->forced,
+                                   algorithm_name };
+    return 1;
+}
+
+static void allgather_release(ftc_comm_t comm)
 {
     if (!comm->allgather)
         return;
@@ -104,6 +135,16 @@ void ftc_allgather_state_destroy(ftc_comm_t comm)
     free(comm->allgather);
     comm->allgather = NULL;
 }
+
+const ftc_module ftc_allgather_module = {
+    .name = "allgather",
+    .create = allgather_create,
+    .read_settings = allgather_read_settings,
+    .agreed = allgather_agreed,
+    .release = allgather_release,
+};
+
+/* ---- public calls --------------------------------------------------------------- */
 
 int ftc_allgather_set_algorithm(ftc_comm_t comm, ftc_allgather_algorithm algorithm)
 {

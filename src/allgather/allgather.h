@@ -1,12 +1,11 @@
-/* The allgather's state on a communicator (comm->allgather). */
+/* The allgather's state on a communicator (comm->allgather): the algorithm
+ * forced (FTCOLL_ALLGATHER_ALGORITHM, ftc_allgather_set_algorithm; AUTO:
+ * the decision table), the last choice and the plans built so far. */
 #ifndef FTCOLL_ALLGATHER_ALLGATHER_H
 #define FTCOLL_ALLGATHER_ALLGATHER_H
 
-#include "../comm.h"
+#include "../module.h"
 
-/* Made by ftc_comm_create with the algorithm the environment forces
- * (FTC_ALLGATHER_AUTO: the decision table); released by ftc_comm_free. */
-int ftc_allgather_state_create(ftc_comm_t comm, ftc_allgather_algorithm forced);
-void ftc_allgather_state_destroy(ftc_comm_t comm);
+extern const ftc_module ftc_allgather_module;
 
 #endif

@@ -9,6 +9,7 @@
 #include "../buffer.h"
 #include "../comm.h"
 #include "../error.h"
+#include "../guard/guard.h"
 #include "ft_engine.h"
 
 static int check_type(MPI_Datatype type)

@@ -19,6 +19,7 @@
 
 struct ftc_allreduce_state {
     bool strict;                /* FTCOLL_STRICT: S short of every rank is an error */
+    ftc_inject_plan inject;     /* FTCOLL_INJECT, ftc_inject */
 
     /* the last completed call's result (its S is the layer's): ranks that
      * finish that call late get it from here (ULFM builds only) */

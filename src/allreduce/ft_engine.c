@@ -34,8 +34,8 @@
 
 static const ftc_injection *injected(const ftc_ft_call *c, ftc_inject_when when)
 {
-    return c->comm->inject.count > 0
-        ? ftc_inject_matches(&c->comm->inject, c->comm->rank, c->number, c->round, c->step, when)
+    return c->comm->allreduce->inject.count > 0
+        ? ftc_inject_matches(&c->comm->allreduce->inject, c->comm->rank, c->number, c->round, c->step, when)
         : NULL;
 }
 
@@ -62,7 +62,7 @@ void ftc_ft_die_if_injected(const ftc_ft_call *c, ftc_inject_when when, MPI_Requ
 
 void ftc_ft_report_progress(const ftc_ft_call *c, const char *doing, int peer)
 {
-    ftc_watch_progress(&c->comm->guard.watch, c->step, doing, peer);
+    ftc_watch_progress(&c->comm->watch, c->step, doing, peer);
 }
 
 int ftc_ft_error(int rc, const char *what, int peer)
@@ -193,49 +193,6 @@ static int run_attempt(ftc_ft_call *c)
 
 /* ---- the communicator's state -------------------------------------------------------- */
 
-int ftc_allreduce_state_create(ftc_comm_t comm, bool strict)
-{
-    struct ftc_allreduce_state *s = calloc(1, sizeof(*s));
-    if (!s)
-        return ftc_fail(MPI_ERR_NO_MEM, "ftc_comm_create: out of memory");
-    comm->allreduce = s;
-    s->strict = strict;
-    s->kept_type = MPI_DATATYPE_NULL;
-    bool ok = ftc_holdings_init(&s->call_held, comm->size);
-    ok = ftc_holdings_init(&s->call_alive, comm->size) && ok;
-    ok = ftc_holdings_init(&s->report_held, comm->size) && ok;
-    ok = ftc_holdings_init(&s->report_failed, comm->size) && ok;
-    if (!ok)
-        return ftc_fail(MPI_ERR_NO_MEM, "ftc_comm_create: out of memory");
-#ifdef FTCOLL_HAVE_ULFM
-    ftc_ft_set_round(comm->ft, ftc_allreduce_round);
-#endif
-    return MPI_SUCCESS;
-}
-
-void ftc_allreduce_state_destroy(ftc_comm_t comm)
-{
-    struct ftc_allreduce_state *s = comm->allreduce;
-    if (!s)
-        return;
-    free(s->kept);
-    free(s->packed_out);
-    free(s->packed_in);
-    ftc_holdings_destroy(&s->call_held);
-    ftc_holdings_destroy(&s->call_alive);
-    ftc_holdings_destroy(&s->report_held);
-    ftc_holdings_destroy(&s->report_failed);
-    free(s);
-    comm->allreduce = NULL;
-}
-
-bool ftc_allreduce_strict(ftc_comm_t comm) { return comm->allreduce->strict; }
-
-bool ftc_allreduce_result_includes(ftc_comm_t comm, int rank)
-{
-    return ftc_holdings_has(&comm->allreduce->report_held, rank);
-}
-
 /* ---- one call ------------------------------------------------------------------------- */
 
 /* Keeps the result for ranks that may finish this call late. Only ULFM
@@ -349,42 +306,4 @@ int ftc_ft_allreduce_run(ftc_comm_t comm, void *value, int count, MPI_Datatype t
     if (rc == FTC_DETECTED)
         rc = recover(&c);
     return rc == MPI_SUCCESS ? finish(&c, value) : rc;
-}
-
-/* ---- public queries and settings ------------------------------------------------------- */
-
-static void export_holdings(const ftc_holdings *h, int *out, int size)
-{
-    for (int r = 0; out && r < size; r++)
-        out[r] = ftc_holdings_has(h, r);
-}
-
-int ftc_allreduce_last_report(ftc_comm_t comm, ftc_allreduce_report *report, int *in_result,
-                              int *failed)
-{
-    ftc_clear_error();
-    if (!comm)
-        return ftc_fail(MPI_ERR_COMM, "ftc_allreduce_last_report: the communicator is NULL");
-    if (!report)
-        return ftc_fail(MPI_ERR_ARG, "ftc_allreduce_last_report: report is NULL");
-    const struct ftc_allreduce_state *s = comm->allreduce;
-    if (!s->have_report)
-        return ftc_fail(MPI_ERR_OTHER, "ftc_allreduce_last_report: no ftc_allreduce has "
-                                       "completed on this communicator");
-    *report = s->report;
-    export_holdings(&s->report_held, in_result, comm->size);
-    export_holdings(&s->report_failed, failed, comm->size);
-    return MPI_SUCCESS;
-}
-
-int ftc_allreduce_set_strict(ftc_comm_t comm, int strict)
-{
-    ftc_clear_error();
-    if (!comm)
-        return ftc_fail(MPI_ERR_COMM, "ftc_allreduce_set_strict: the communicator is NULL");
-    if (strict != 0 && strict != 1)
-        return ftc_fail(MPI_ERR_ARG, "ftc_allreduce_set_strict: strict is %d; expected 0 or 1",
-                        strict);
-    comm->allreduce->strict = strict;
-    return MPI_SUCCESS;
 }

@@ -8,6 +8,7 @@
 #include <mpi.h>
 
 #include "../comm.h"
+#include "../module.h"
 
 /*
  * Reduces `count` elements of `type` (`bytes` in all) with `op` across the
@@ -17,11 +18,10 @@
 int ftc_ft_allreduce_run(ftc_comm_t comm, void *value, int count, MPI_Datatype type, MPI_Op op,
                          size_t bytes);
 
-/* The allreduce's state on a communicator (comm->allreduce): made by
- * ftc_comm_create once the fault-tolerance layer exists, which it registers
- * its recovery round with; released by ftc_comm_free. */
-int ftc_allreduce_state_create(ftc_comm_t comm, bool strict);
-void ftc_allreduce_state_destroy(ftc_comm_t comm);
+/* The allreduce's state on a communicator (comm->allreduce, state.c): made
+ * by communicator.c after the fault-tolerance layer, which it registers its
+ * recovery round with. */
+extern const ftc_module ftc_allreduce_module;
 bool ftc_allreduce_strict(ftc_comm_t comm);
 
 /* Whether the last completed call's result includes `rank`'s input. */

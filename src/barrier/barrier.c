@@ -12,6 +12,7 @@
 #include "../args.h"
 #include "../comm.h"
 #include "../error.h"
+#include "../guard/guard.h"
 #include "../allreduce/ft_engine.h"
 
 int ftc_barrier(ftc_comm_t comm)

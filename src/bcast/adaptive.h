@@ -6,6 +6,7 @@
 #include <mpi.h>
 
 #include "ftcoll.h"
+#include "../module.h"
 
 typedef struct ftc_tree_comm ftc_tree_comm;
 
@@ -16,17 +17,8 @@ int ftc_tree_bcast_wanted(ftc_comm_t comm);
 /* ftc_bcast's body over a tree; arguments already checked. Collective. */
 int ftc_tree_bcast(void *buf, int count, MPI_Datatype type, int root, ftc_comm_t comm);
 
-/* Reads FTCOLL_BCAST, FTCOLL_TREE and FTCOLL_TOPOLOGY (ftc_comm_create). */
-int ftc_tree_comm_read_environment(ftc_comm_t comm);
-
-/* Measures and builds the trees now if the communicator wants them.
- * Collective; MPI_SUCCESS if it does not. */
-int ftc_tree_comm_prepare(ftc_comm_t comm);
-
-/* Takes in the tree messages nobody waited for (before a collective free).
- * Collective. */
-int ftc_tree_comm_quiesce(ftc_comm_t comm);
-
-void ftc_tree_comm_release(ftc_comm_t comm);
+/* comm->tree's life (FTCOLL_BCAST, FTCOLL_TREE, FTCOLL_TOPOLOGY; measuring
+ * and building at creation; the tree messages nobody waited for at free). */
+extern const ftc_module ftc_bcast_tree_module;
 
 #endif

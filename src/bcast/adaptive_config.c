@@ -22,6 +22,7 @@
 #include "../comm.h"
 #include "../error.h"
 #include "../hash.h"
+#include "../agree.h"
 
 /* --- settings ----------------------------------------------------------------- */
 
@@ -141,7 +142,7 @@ static const char *environment_topology(ftc_comm_t comm)
     return same == MPI_CONGRUENT || same == MPI_IDENT ? path : NULL;
 }
 
-int ftc_tree_comm_read_environment(ftc_comm_t comm)
+static int tree_read_settings(ftc_comm_t comm)
 {
     const char *alg = env("FTCOLL_BCAST"), *settings = env("FTCOLL_TREE");
     const char *topology = environment_topology(comm);
@@ -155,6 +156,37 @@ int ftc_tree_comm_read_environment(ftc_comm_t comm)
     return MPI_SUCCESS;
 }
 
+static int tree_quiesce(ftc_comm_t comm);
+static void tree_release(ftc_comm_t comm);
+static int tree_start(ftc_comm_t comm);
+
+static const char *alg_name(int alg) { return ftc_bcast_alg_name((ftc_bcast_alg)alg); }
+
+/* What every rank must ask for alike: else the trees would differ and the
+ * ranks wait for each other forever. No request counts as the defaults. */
+static int request_values(const ftc_tree_comm *t, ftc_equal_value *values)
+{
+    ftc_tree_settings defaults;
+    char why[64];
+    ftc_tree_settings_parse(NULL, &defaults, why, sizeof why);
+    const ftc_tree_settings *s = t ? &t->settings : &defaults;
+    int n = 0;
+    values[n++] = (ftc_equal_value){ "the broadcast algorithm (FTCOLL_BCAST)",
+                                     t ? (int)t->alg : (int)FTC_BCAST_ALG_AUTO, alg_name };
+    values[n++] = (ftc_equal_value){ "the tree setting check", s->check_every, NULL };
+    values[n++] = (ftc_equal_value){ "the tree setting threshold (ppm)",
+                                     (int)(s->threshold * 1e6 + 0.5), NULL };
+    values[n++] = (ftc_equal_value){ "the tree setting probe", s->probe_cliques, NULL };
+    values[n++] = (ftc_equal_value){ "the tree setting pings", s->pings, NULL };
+    values[n++] = (ftc_equal_value){ "the tree setting floor (ns)", (int)(s->floor * 1e9 + 0.5),
+                                     NULL };
+    values[n++] = (ftc_equal_value){ "the tree setting smooth (ppm)",
+                                     (int)(s->smooth * 1e6 + 0.5), NULL };
+    values[n++] = (ftc_equal_value){ "the topology file (its hash)",
+                                     t ? (int)t->topology_hash : 0, NULL };
+    return n;
+}
+
 int ftc_bcast_configure(ftc_comm_t comm, const char *algorithm, const char *settings,
                         const char *topology)
 {
@@ -165,32 +197,29 @@ int ftc_bcast_configure(ftc_comm_t comm, const char *algorithm, const char *sett
     int rc = make_request(algorithm ? algorithm : env("FTCOLL_BCAST"),
                           settings ? settings : env("FTCOLL_TREE"),
                           topology ? topology : env("FTCOLL_TOPOLOGY"), "ftc_bcast_configure", &t);
-    int bad = rc != MPI_SUCCESS, any_bad = bad;
-    int agreed = PMPI_Allreduce(&bad, &any_bad, 1, MPI_INT, MPI_MAX, comm->comm);
-    if (rc == MPI_SUCCESS && (agreed != MPI_SUCCESS || any_bad)) {
+    ftc_equal_value values[FTC_MODULE_AGREED_MAX];
+    const int n = request_values(t, values);
+    rc = ftc_agree_equal(comm->comm, rc, values, n, "ftc_bcast_configure",
+                         "rejected its arguments");
+    if (rc != MPI_SUCCESS) {
         tree_comm_destroy(t);
-        return agreed != MPI_SUCCESS
-                   ? ftc_fail_mpi(agreed, "ftc_bcast_configure: agreeing failed")
-                   : ftc_fail(MPI_ERR_ARG, "ftc_bcast_configure: another rank rejected its "
-                                           "arguments");
-    }
-    if (rc != MPI_SUCCESS)
         return rc;
-    rc = ftc_tree_comm_quiesce(comm);   /* the old trees' stragglers, before their comm goes */
-    ftc_tree_comm_release(comm);
+    }
+    rc = tree_quiesce(comm);   /* the old trees' stragglers, before their comm goes */
+    tree_release(comm);
     comm->tree = t;
     if (rc != MPI_SUCCESS)
         return ftc_fail_mpi(rc, "ftc_bcast_configure: retiring the old trees failed");
-    return ftc_tree_comm_prepare(comm);
+    return tree_start(comm);
 }
 
-int ftc_tree_comm_quiesce(ftc_comm_t comm)
+static int tree_quiesce(ftc_comm_t comm)
 {
     ftc_tree_comm *t = comm->tree;
     return t && t->ready ? ftc_net_quiesce(&t->net) : MPI_SUCCESS;
 }
 
-void ftc_tree_comm_release(ftc_comm_t comm)
+static void tree_release(ftc_comm_t comm)
 {
     tree_comm_destroy(comm->tree);
     comm->tree = NULL;
@@ -203,49 +232,16 @@ int ftc_tree_bcast_wanted(ftc_comm_t comm)
 
 /* --- set-up, at configuration ------------------------------------------------- */
 
-/* Every rank must ask for the same thing: else the trees would differ and
- * the ranks wait for each other forever. */
-static int agree_on_request(ftc_tree_comm *t, ftc_comm_t comm)
-{
-    const ftc_tree_settings *s = &t->settings;
-    const int threshold_ppm = (int)(s->threshold * 1e6 + 0.5);
-    const int floor_ns = (int)(s->floor * 1e9 + 0.5);
-    const int smooth_ppm = (int)(s->smooth * 1e6 + 0.5);
-    enum { SETTINGS = 8 };
-    const int mine[SETTINGS] = {(int)t->alg, s->check_every, threshold_ppm, s->probe_cliques,
-                                s->pings, floor_ns, smooth_ppm, (int)t->topology_hash};
-    int both[2 * SETTINGS], most[2 * SETTINGS];
-    for (int i = 0; i < SETTINGS; i++) {
-        both[2 * i] = mine[i];
-        both[2 * i + 1] = -mine[i];
-    }
-    int rc = PMPI_Allreduce(both, most, 2 * SETTINGS, MPI_INT, MPI_MAX, comm->comm);
-    if (rc != MPI_SUCCESS)
-        return ftc_fail_mpi(rc, "ftc_bcast: agreeing on the tree settings failed");
-    static const char *const what[SETTINGS] = {"the algorithm (FTCOLL_BCAST)", "check",
-                                               "threshold", "probe", "pings", "floor", "smooth",
-                                               "the topology file"};
-    for (int i = 0; i < SETTINGS; i++)
-        if (most[2 * i] != -most[2 * i + 1])
-            return ftc_fail(MPI_ERR_ARG, "ftc_bcast: the ranks disagree on %s of the tree "
-                            "broadcast: set it alike on every rank", what[i]);
-    return MPI_SUCCESS;
-}
-
 /* The emulation's clock is this host's: every rank must be on it. */
 static int check_one_host(ftc_comm_t comm)
 {
     char host[256] = "";
     gethostname(host, sizeof host - 1);
-    const int h = ftc_hash_int(ftc_hash_text(host)), pair[2] = {h, -h};
-    int most[2];
-    int rc = PMPI_Allreduce(pair, most, 2, MPI_INT, MPI_MAX, comm->comm);
-    if (rc != MPI_SUCCESS)
-        return ftc_fail_mpi(rc, "ftc_bcast: comparing hosts failed");
-    if (most[0] != -most[1])
-        return ftc_fail(MPI_ERR_ARG, "ftc_bcast: an emulated topology needs every rank on one "
-                        "host (the delays use its clock); these ranks run on several");
-    return MPI_SUCCESS;
+    const ftc_equal_value host_hash = {
+        "the host (an emulated topology's delays use one host's clock: every rank must run "
+        "on it)", ftc_hash_int(ftc_hash_text(host)), NULL };
+    return ftc_agree_equal(comm->comm, MPI_SUCCESS, &host_hash, 1, "ftc_bcast",
+                           "could not check its host");
 }
 
 /* Sites: the topology's, or else the hosts (ranks sharing memory). */
@@ -275,9 +271,7 @@ static int find_sites(ftc_tree_comm *t, ftc_comm_t comm)
 
 static int set_up(ftc_tree_comm *t, ftc_comm_t comm)
 {
-    int rc = agree_on_request(t, comm);
-    if (rc != MPI_SUCCESS)
-        return rc;
+    int rc;
     if (t->have_topology && t->topology.nranks != comm->size)
         return ftc_fail(MPI_ERR_ARG, "ftc_bcast: the topology has %d ranks, the communicator %d",
                         t->topology.nranks, comm->size);
@@ -315,7 +309,22 @@ int ftc_tree_comm_ready(ftc_tree_comm *t, ftc_comm_t comm)
     return rc;
 }
 
-int ftc_tree_comm_prepare(ftc_comm_t comm)
+/* Measures and builds the trees now, before any broadcast pays for it. */
+static int tree_start(ftc_comm_t comm)
 {
     return ftc_tree_bcast_wanted(comm) ? ftc_tree_comm_ready(comm->tree, comm) : MPI_SUCCESS;
 }
+
+static int tree_agreed(ftc_comm_t comm, ftc_equal_value *values)
+{
+    return request_values(comm->tree, values);
+}
+
+const ftc_module ftc_bcast_tree_module = {
+    .name = "bcast trees",
+    .read_settings = tree_read_settings,
+    .agreed = tree_agreed,
+    .start = tree_start,
+    .quiesce = tree_quiesce,
+    .release = tree_release,
+};

@@ -30,6 +30,7 @@
 #include "../buffer.h"
 #include "../comm.h"
 #include "../error.h"
+#include "../guard/guard.h"
 #include "adaptive.h"
 #include "../allreduce/ft_engine.h"
 

@@ -23,7 +23,8 @@
 
 /* ---- settings ------------------------------------------------------------- */
 
-int ftc_ft_read_tag_window(int *window)
+/* FTCOLL_TAG_WINDOW: calls in the tag window (default FTC_FT_TAG_WINDOW). */
+static int read_tag_window(int *window)
 {
     const char *text = getenv("FTCOLL_TAG_WINDOW");
     *window = FTC_FT_TAG_WINDOW;
@@ -208,14 +209,15 @@ static int make_twin(MPI_Comm comm, MPI_Comm *watch)
     return MPI_SUCCESS;
 }
 
-int ftc_ft_create(ftc_comm_t comm, int tag_window, ftc_ft **out)
+/* Epoch 0: the ftcoll communicator itself and its twin (a collective dup). */
+static int ft_create(ftc_comm_t comm)
 {
-    *out = NULL;
     ftc_ft *ft = calloc(1, sizeof(*ft));
     if (!ft)
         return ftc_fail(MPI_ERR_NO_MEM, "ftc_comm_create: out of memory");
+    comm->ft = ft;
     *ft = (ftc_ft){ .rank = comm->rank, .size = comm->size, .base = comm->comm,
-                    .tag_window = tag_window, .comm = MPI_COMM_NULL, .watch = MPI_COMM_NULL,
+                    .tag_window = FTC_FT_TAG_WINDOW, .comm = MPI_COMM_NULL, .watch = MPI_COMM_NULL,
                     .sentinel = MPI_REQUEST_NULL };
     ft->alive = malloc(sizeof(bool) * (size_t)ft->size);
     ft->live = malloc(sizeof(int) * (size_t)ft->size);
@@ -229,17 +231,24 @@ int ftc_ft_create(ftc_comm_t comm, int tag_window, ftc_ft **out)
         rc = make_twin(comm->comm, &watch);
     if (rc == MPI_SUCCESS)
         rc = ftc_ft_install_epoch(ft, comm->comm, watch);
-    if (rc != MPI_SUCCESS) {
-        ftc_ft_destroy(&ft);
-        return rc;
-    }
-    *out = ft;
-    return MPI_SUCCESS;
+    return rc;
 }
 
-void ftc_ft_destroy(ftc_ft **handle)
+static int ft_read_settings(ftc_comm_t comm)
 {
-    ftc_ft *ft = *handle;
+    return read_tag_window(&comm->ft->tag_window);
+}
+
+/* The tag window shapes every call's tags. */
+static int ft_agreed(ftc_comm_t comm, ftc_equal_value *values)
+{
+    values[0] = (ftc_equal_value){ "FTCOLL_TAG_WINDOW", comm->ft->tag_window, NULL };
+    return 1;
+}
+
+static void ft_release(ftc_comm_t comm)
+{
+    ftc_ft *ft = comm->ft;
     if (!ft)
         return;
     retire_sentinel(ft);
@@ -254,8 +263,17 @@ void ftc_ft_destroy(ftc_ft **handle)
     ftc_holdings_destroy(&ft->live_held);
     ftc_holdings_destroy(&ft->kept_held);
     free(ft);
-    *handle = NULL;
+    comm->ft = NULL;
 }
+
+const ftc_module ftc_ft_module = {
+    .name = "ft",
+    .create = ft_create,
+    .read_settings = ft_read_settings,
+    .agreed = ft_agreed,
+    .quiesce = ftc_ft_leave,   /* a rank may still be finishing a call with this one's result */
+    .release = ft_release,
+};
 
 void ftc_ft_set_round(ftc_ft *ft, ftc_ft_round round) { ft->round = round; }
 

@@ -26,6 +26,7 @@
 #include <mpi.h>
 
 #include "../comm.h"
+#include "../module.h"
 #include "holdings.h"
 #include "reconcile.h"
 
@@ -42,12 +43,9 @@ typedef struct ftc_ft ftc_ft;
 
 /* ---- the layer's life ---------------------------------------------------- */
 
-/* Made by ftc_comm_create once comm->comm exists; freed by ftc_ft_destroy. */
-int ftc_ft_create(ftc_comm_t comm, int tag_window, ftc_ft **out);
-void ftc_ft_destroy(ftc_ft **ft);
-
-/* FTCOLL_TAG_WINDOW: calls in the tag window (default FTC_FT_TAG_WINDOW). */
-int ftc_ft_read_tag_window(int *window);
+/* comm->ft: made first and released last by communicator.c (FTCOLL_TAG_WINDOW;
+ * at ftc_comm_free it settles, as ftc_ft_leave). */
+extern const ftc_module ftc_ft_module;
 
 /* ---- who is alive (as the survivors last agreed) ------------------------- */
 

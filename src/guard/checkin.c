@@ -24,8 +24,9 @@
 #include "../error.h"
 #include "../ft/ft.h"
 #include "../p2p.h"
-#include "abort.h"
+#include "../abort.h"
 #include "guard.h"
+#include "state.h"
 #include "checkin_tree.h"
 
 typedef struct {
@@ -96,7 +97,7 @@ static int gather_children(checkin *k, ftc_guard_record *record)
     const int nc = k->node->nchildren;
     if (nc == 0)
         return MPI_SUCCESS;
-    ftc_guard_state *g = &k->comm->guard;
+    ftc_guard_state *g = k->comm->guard;
     MPI_Request requests[FTC_GUARD_MAX_CHILDREN];
     MPI_Status statuses[FTC_GUARD_MAX_CHILDREN];
     int done[FTC_GUARD_MAX_CHILDREN] = { 0 };
@@ -143,7 +144,7 @@ static _Noreturn void abort_without_decision(const checkin *k)
 static int ask_parent(checkin *k, ftc_guard_record *record)
 {
     const int parent = rank_of(k, k->node->parent);
-    ftc_guard_record *decision = &k->comm->guard.decided;
+    ftc_guard_record *decision = &k->comm->guard->decided;
     MPI_Request requests[2];
     MPI_Status statuses[2];
     int done[2] = { 0, 0 };
@@ -203,7 +204,7 @@ static int tell_children(checkin *k, const ftc_guard_record *record)
 
 static int prepare(ftc_comm_t c, checkin *k)
 {
-    ftc_guard_state *g = &c->guard;
+    ftc_guard_state *g = c->guard;
     k->comm = c;
     k->live = ftc_ft_live_ranks(c->ft);
     k->n = ftc_ft_live_count(c->ft);

@@ -17,7 +17,9 @@
 #include "../error.h"
 #include "../ft/ft.h"
 #include "../hash.h"
-#include "abort.h"
+#include "../abort.h"
+#include "state.h"
+#include "watchdog.h"
 
 /* ---- the error class ------------------------------------------------------ */
 
@@ -78,7 +80,7 @@ static long host_hash(void)
 
 static int learn_hosts_and_pids(ftc_comm_t c)
 {
-    ftc_guard_state *g = &c->guard;
+    ftc_guard_state *g = c->guard;
     g->host_pid = malloc(sizeof(long) * 2 * (size_t)c->size);
     if (!g->host_pid)
         return ftc_fail(MPI_ERR_NO_MEM, "ftc_comm_create: out of memory");
@@ -90,7 +92,7 @@ static int learn_hosts_and_pids(ftc_comm_t c)
 
 void ftc_guard_kill_local(ftc_comm_t c, const int *ranks, int count)
 {
-    const long *hp = c->guard.host_pid;
+    const long *hp = c->guard->host_pid;
     if (!hp)
         return;
     for (int i = 0; i < count; i++) {
@@ -100,36 +102,83 @@ void ftc_guard_kill_local(ftc_comm_t c, const int *ranks, int count)
     }
 }
 
-int ftc_guard_init(ftc_comm_t c, const ftc_watchdog_settings *watchdog)
+static void tally_warnings(ftc_comm_t c);
+
+static int guard_create(ftc_comm_t c)
 {
     add_stopped_class();
     ftc_die_with_launcher();
-    ftc_guard_state *g = &c->guard;
-    g->settings_at = MPI_Wtime();
-    ftc_watch_slot_init(&g->watch, c->comm, c->rank, c->size);
-    int rc = learn_hosts_and_pids(c);   /* collective: also when the settings failed */
-    if (rc != MPI_SUCCESS || !watchdog || watchdog->deadline <= 0)
-        return rc;
-    rc = check_watchdog_action(watchdog->action, "FTCOLL_WATCHDOG");
-    return rc == MPI_SUCCESS ? ftc_watch_configure(&g->watch, watchdog->deadline,
-                                                   watchdog->action)
-                             : rc;
+    c->guard = calloc(1, sizeof(*c->guard));
+    if (!c->guard)
+        return ftc_fail(MPI_ERR_NO_MEM, "ftc_comm_create: out of memory");
+    c->guard->settings_at = MPI_Wtime();
+    return MPI_SUCCESS;
 }
 
-void ftc_guard_release(ftc_comm_t c)
+/* FTCOLL_GUARD and FTCOLL_WATCHDOG. */
+static int guard_read_settings(ftc_comm_t c)
 {
-    ftc_watch_release(&c->guard.watch);
-    free(c->guard.received);
-    c->guard.received = NULL;
-    free(c->guard.host_pid);
-    c->guard.host_pid = NULL;
+    ftc_guard_state *g = c->guard;
+    char why[256];
+    if (!ftc_guard_settings_parse(getenv("FTCOLL_GUARD"), &g->settings, why, sizeof(why)))
+        return ftc_fail(MPI_ERR_ARG, "FTCOLL_GUARD: %s", why);
+    if (!ftc_watchdog_settings_parse(getenv("FTCOLL_WATCHDOG"), &g->watchdog, why, sizeof(why)))
+        return ftc_fail(MPI_ERR_ARG, "FTCOLL_WATCHDOG: %s", why);
+    return g->watchdog.deadline > 0 ? check_watchdog_action(g->watchdog.action, "FTCOLL_WATCHDOG")
+                                    : MPI_SUCCESS;
 }
+
+/* `every` and the timeout decide which calls check in, and how long. */
+static int guard_agreed(ftc_comm_t c, ftc_equal_value *values)
+{
+    const double timeout = c->guard->settings.timeout;
+    const int timeout_ms = timeout > 2e6 ? 2000000000 : (int)(timeout * 1000 + 0.5);
+    values[0] = (ftc_equal_value){ "FTCOLL_GUARD's every", c->guard->settings.every, NULL };
+    values[1] = (ftc_equal_value){ "FTCOLL_GUARD's timeout (ms)", timeout_ms, NULL };
+    return 2;
+}
+
+static int guard_start(ftc_comm_t c)
+{
+    const int rc = learn_hosts_and_pids(c);
+    const ftc_watchdog_settings *w = &c->guard->watchdog;
+    if (rc != MPI_SUCCESS || w->deadline <= 0)
+        return rc;
+    return ftc_watch_configure(&c->watch, w->deadline, w->action);
+}
+
+static int guard_quiesce(ftc_comm_t c)
+{
+    tally_warnings(c);
+    return MPI_SUCCESS;
+}
+
+static void guard_release(ftc_comm_t c)
+{
+    ftc_watch_release(&c->watch);
+    if (!c->guard)
+        return;
+    free(c->guard->received);
+    free(c->guard->host_pid);
+    free(c->guard);
+    c->guard = NULL;
+}
+
+const ftc_module ftc_guard_module = {
+    .name = "guard",
+    .create = guard_create,
+    .read_settings = guard_read_settings,
+    .agreed = guard_agreed,
+    .start = guard_start,
+    .quiesce = guard_quiesce,
+    .release = guard_release,
+};
 
 /* ---- entering and leaving a collective ------------------------------------ */
 
 static int stopped_error(ftc_comm_t c, ftc_guarded_kind kind)
 {
-    const ftc_guard_record *r = &c->guard.decided;
+    const ftc_guard_record *r = &c->guard->decided;
     const ftc_guard_entry *first = NULL;
     for (int i = 0; i < r->nentries && !first; i++)
         if (r->entry[i].kind == FTC_GUARD_ERROR)
@@ -153,7 +202,7 @@ static void keep_error(ftc_guard_state *g, const char *message)
 
 static void announce_stop(ftc_comm_t c, ftc_guarded_kind kind, long call)
 {
-    const ftc_guard_record *r = &c->guard.decided;
+    const ftc_guard_record *r = &c->guard->decided;
     if (c->rank != 0)
         return;
     fprintf(stderr, "ftcoll guard: stopping every rank before %s call %ld (check-in %lld): "
@@ -167,7 +216,7 @@ static void announce_stop(ftc_comm_t c, ftc_guarded_kind kind, long call)
 
 static int stop(ftc_comm_t c, ftc_guarded_kind kind, long call)
 {
-    ftc_guard_state *g = &c->guard;
+    ftc_guard_state *g = c->guard;
     g->stopped = true;
     announce_stop(c, kind, call);
     if (g->handler) {
@@ -180,7 +229,7 @@ static int stop(ftc_comm_t c, ftc_guarded_kind kind, long call)
 
 int ftc_guard_enter(ftc_comm_t c, ftc_guarded_kind kind, int checked)
 {
-    ftc_guard_state *g = &c->guard;
+    ftc_guard_state *g = c->guard;
     const long call = ++g->calls[kind];
     if (kind != FTC_GUARDED_CHECK)
         g->collectives++;
@@ -188,7 +237,7 @@ int ftc_guard_enter(ftc_comm_t c, ftc_guarded_kind kind, int checked)
         return stopped_error(c, kind);
     if (!due(g, kind)) {
         if (checked == MPI_SUCCESS)
-            ftc_watch_arm(&g->watch, ftc_guarded_name(kind), call);
+            ftc_watch_arm(&c->watch, ftc_guarded_name(kind), call);
         return checked;
     }
     if (checked != MPI_SUCCESS)
@@ -204,13 +253,13 @@ int ftc_guard_enter(ftc_comm_t c, ftc_guarded_kind kind, int checked)
         g->decided = record;
         return stop(c, kind, call);
     }
-    ftc_watch_arm(&g->watch, ftc_guarded_name(kind), call);
+    ftc_watch_arm(&c->watch, ftc_guarded_name(kind), call);
     return MPI_SUCCESS;
 }
 
 void ftc_guard_leave(ftc_comm_t c)
 {
-    ftc_watch_disarm(&c->guard.watch);
+    ftc_watch_disarm(&c->watch);
 }
 
 /* ---- the warnings tally ---------------------------------------------------- */
@@ -237,12 +286,12 @@ static void print_tally(const int *counts, int size)
     fflush(stderr);
 }
 
-void ftc_guard_tally(ftc_comm_t c)
+static void tally_warnings(ftc_comm_t c)
 {
     if (ftc_ft_live_count(c->ft) != c->size)
         return;   /* a gather would need the dead ranks */
     int *counts = c->rank == 0 ? calloc((size_t)c->size, sizeof(int)) : NULL;
-    const int mine = c->guard.warnings;
+    const int mine = c->guard->warnings;
     if (MPI_Gather(&mine, 1, MPI_INT, counts, 1, MPI_INT, 0, c->comm) == MPI_SUCCESS && counts)
         print_tally(counts, c->size);
     free(counts);
@@ -260,8 +309,8 @@ int ftc_guard_set(ftc_comm_t comm, int every, double timeout)
     if (!(timeout > 0 && timeout <= 1e9))
         return ftc_fail(MPI_ERR_ARG, "ftc_guard_set: timeout must be more than 0 seconds "
                                      "(got %g)", timeout);
-    comm->guard.settings.every = every;
-    comm->guard.settings.timeout = timeout;
+    comm->guard->settings.every = every;
+    comm->guard->settings.timeout = timeout;
     return MPI_SUCCESS;
 }
 
@@ -273,8 +322,8 @@ int ftc_guard_set_time_left(ftc_comm_t comm, double seconds)
     if (!(seconds >= 0 && seconds <= 1e9))
         return ftc_fail(MPI_ERR_ARG, "ftc_guard_set_time_left: seconds must be 0 or more "
                                      "(got %g)", seconds);
-    comm->guard.settings.time_left = seconds;
-    comm->guard.settings_at = MPI_Wtime();
+    comm->guard->settings.time_left = seconds;
+    comm->guard->settings_at = MPI_Wtime();
     return MPI_SUCCESS;
 }
 
@@ -306,7 +355,7 @@ int ftc_raise_error(ftc_comm_t comm, const char *format, ...)
     va_start(args, format);
     format_message(message, sizeof(message), format, args);
     va_end(args);
-    keep_error(&comm->guard, message);
+    keep_error(comm->guard, message);
     return MPI_SUCCESS;
 }
 
@@ -320,7 +369,7 @@ int ftc_warn(ftc_comm_t comm, const char *format, ...)
     va_start(args, format);
     format_message(message, sizeof(message), format, args);
     va_end(args);
-    comm->guard.warnings++;
+    comm->guard->warnings++;
     fprintf(stderr, "ftcoll warning (rank %d): %s\n", comm->rank, message);
     return MPI_SUCCESS;
 }
@@ -330,8 +379,8 @@ int ftc_set_stop_handler(ftc_comm_t comm, ftc_stop_handler handler, void *arg)
     ftc_clear_error();
     if (!comm)
         return ftc_fail(MPI_ERR_COMM, "ftc_set_stop_handler: the communicator is NULL");
-    comm->guard.handler = handler;
-    comm->guard.handler_arg = arg;
+    comm->guard->handler = handler;
+    comm->guard->handler_arg = arg;
     return MPI_SUCCESS;
 }
 
@@ -341,9 +390,9 @@ int ftc_guard_last_report(ftc_comm_t comm, ftc_stop_report *report)
     const int rc = ftc_check_query("ftc_guard_last_report", comm, report, "the report");
     if (rc != MPI_SUCCESS)
         return rc;
-    if (!comm->guard.stopped)
+    if (!comm->guard->stopped)
         return ftc_fail(MPI_ERR_OTHER, "ftc_guard_last_report: the communicator has not stopped");
-    ftc_guard_stop_report(&comm->guard.decided, report);
+    ftc_guard_stop_report(&comm->guard->decided, report);
     return MPI_SUCCESS;
 }
 
@@ -353,9 +402,9 @@ int ftc_guard_get_stats(ftc_comm_t comm, ftc_guard_stats *stats)
     const int rc = ftc_check_query("ftc_guard_get_stats", comm, stats, "stats");
     if (rc != MPI_SUCCESS)
         return rc;
-    stats->checks = comm->guard.checks;
-    stats->warnings = comm->guard.warnings;
-    stats->stopped = comm->guard.stopped ? 1 : 0;
+    stats->checks = comm->guard->checks;
+    stats->warnings = comm->guard->warnings;
+    stats->stopped = comm->guard->stopped ? 1 : 0;
     return MPI_SUCCESS;
 }
 
@@ -370,5 +419,5 @@ int ftc_watchdog_set(ftc_comm_t comm, double deadline, ftc_watchdog_action actio
     const int rc = check_watchdog_action(action, "ftc_watchdog_set");
     if (rc != MPI_SUCCESS)
         return rc;
-    return ftc_watch_configure(&comm->guard.watch, deadline, action);
+    return ftc_watch_configure(&comm->watch, deadline, action);
 }

@@ -15,38 +15,15 @@
 
 #include <stdbool.h>
 
+#include "../module.h"
 #include "report.h"
-#include "settings.h"
-#include "checkin_tree.h"
-#include "watchdog.h"
 
 struct ftc_comm;
 
-typedef struct {
-    ftc_guard_settings settings;
-    double settings_at;                 /* MPI_Wtime when time_left was given */
-    long collectives;                   /* guardable collectives started: every-N counts them */
-    long calls[FTC_GUARDED_KINDS];      /* per kind: "ftc_allreduce call 7" */
-    long checks;                        /* check-ins run */
-    int errors;                         /* raised on this rank */
-    char first_error[FTC_GUARD_MESSAGE_MAX];
-    int warnings;                       /* emitted on this rank */
-    bool stopped;                       /* a check-in decided to stop: every call stops */
-    ftc_guard_record decided;           /* that check-in's record */
-    ftc_guard_record *received;         /* the children's records (allocated on use) */
-    ftc_guard_node node;                /* this rank's place in the tree of node_ranks */
-    int node_ranks, node_position;      /* what `node` was computed for (0: not yet) */
-    ftc_stop_handler handler;
-    void *handler_arg;
-    ftc_watch_slot watch;
-    long *host_pid;                     /* per rank: host hash, pid (for the brutal stop) */
-} ftc_guard_state;
-
-/* After the communicator exists (collective): FTCOLL_GUARD already parsed
- * into c->guard.settings, FTCOLL_WATCHDOG into `watchdog` (NULL when the
- * settings were rejected). */
-int ftc_guard_init(struct ftc_comm *c, const ftc_watchdog_settings *watchdog);
-void ftc_guard_release(struct ftc_comm *c);
+/* comm->guard's life (state.h): FTCOLL_GUARD and FTCOLL_WATCHDOG; the
+ * ranks' hosts and process ids and the watchdog at creation; the warnings
+ * tally at ftc_comm_free. */
+extern const ftc_module ftc_guard_module;
 
 /*
  * At the start of a guardable call, after its arguments were checked
@@ -63,8 +40,6 @@ void ftc_guard_leave(struct ftc_comm *c);
  * runtime in fault-tolerant mode does not end it on MPI_Abort. */
 void ftc_guard_kill_local(struct ftc_comm *c, const int *ranks, int count);
 
-/* Rank 0 prints the warnings per rank (collective; at ftc_comm_free). */
-void ftc_guard_tally(struct ftc_comm *c);
 
 /* The check-in itself (checkin.c): `record` is this rank's on entry, the
  * decided one (GO or STOP) on success; an ABORT never returns. */

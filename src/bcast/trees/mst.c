@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "ghs.h"
-#include "../../guard/abort.h"
+#include "../../abort.h"
 
 /* Every rank's tree edges to every rank; the tree must be one and the same. */
 static int publish_edges(ftc_mst *mst, ftc_net *net)

@@ -13,7 +13,7 @@
 
 #include <mpi.h>
 
-#include "../error.h"
+#include "error.h"
 #include "ftcoll.h"
 
 static atomic_int aborted;

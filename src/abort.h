@@ -5,8 +5,8 @@
  * MPI_Finalize afterwards (an exit handler doing so would wait forever for
  * ranks that are gone).
  */
-#ifndef FTCOLL_GUARD_ABORT_H
-#define FTCOLL_GUARD_ABORT_H
+#ifndef FTCOLL_ABORT_H
+#define FTCOLL_ABORT_H
 
 /* Exit status of a job ftcoll aborted (EX_SOFTWARE). */
 enum { FTC_ABORT_EXIT_CODE = 70 };

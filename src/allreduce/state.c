@@ -1,0 +1,152 @@
+/*
+ * The allreduce's state on a communicator (comm->allreduce, ft_call.h):
+ * its module table for communicator.c (FTCOLL_STRICT, FTCOLL_INJECT; the
+ * recovery round it registers with the fault-tolerance layer), and the
+ * public calls that read or change it.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "../error.h"
+#include "ft_call.h"
+#include "ft_engine.h"
+
+/* ---- the module (module.h) ------------------------------------------------------------ */
+
+static int allreduce_create(ftc_comm_t comm)
+{
+    struct ftc_allreduce_state *s = calloc(1, sizeof(*s));
+    if (!s)
+        return ftc_fail(MPI_ERR_NO_MEM, "ftc_comm_create: out of memory");
+    comm->allreduce = s;
+    s->kept_type = MPI_DATATYPE_NULL;
+    bool ok = ftc_holdings_init(&s->call_held, comm->size);
+    ok = ftc_holdings_init(&s->call_alive, comm->size) && ok;
+    ok = ftc_holdings_init(&s->report_held, comm->size) && ok;
+    ok = ftc_holdings_init(&s->report_failed, comm->size) && ok;
+    if (!ok)
+        return ftc_fail(MPI_ERR_NO_MEM, "ftc_comm_create: out of memory");
+#ifdef FTCOLL_HAVE_ULFM
+    ftc_ft_set_round(comm->ft, ftc_allreduce_round);
+#endif
+    return MPI_SUCCESS;
+}
+
+/* FTCOLL_STRICT: 0 (default) or 1 (see ftc_allreduce_set_strict). */
+static int read_strict(bool *strict)
+{
+    const char *text = getenv("FTCOLL_STRICT");
+    *strict = false;
+    if (!text || !*text || strcmp(text, "0") == 0)
+        return MPI_SUCCESS;
+    if (strcmp(text, "1") == 0) {
+        *strict = true;
+        return MPI_SUCCESS;
+    }
+    return ftc_fail(MPI_ERR_ARG, "FTCOLL_STRICT=\"%s\": expected 0 or 1", text);
+}
+
+static int read_injections(ftc_inject_plan *plan)
+{
+    char why[256];
+    if (ftc_inject_parse(getenv("FTCOLL_INJECT"), plan, why, sizeof(why)))
+        return MPI_SUCCESS;
+    return ftc_fail(MPI_ERR_ARG, "FTCOLL_INJECT: %s", why);
+}
+
+static int allreduce_read_settings(ftc_comm_t comm)
+{
+    int rc = read_strict(&comm->allreduce->strict);
+    return rc == MPI_SUCCESS ? read_injections(&comm->allreduce->inject) : rc;
+}
+
+/* Strict and lenient ranks would return different outcomes for one call. */
+static int allreduce_agreed(ftc_comm_t comm, ftc_equal_value *values)
+{
+    values[0] = (ftc_equal_value){ "FTCOLL_STRICT", comm->allreduce->strict, NULL };
+    return 1;
+}
+
+static void allreduce_release(ftc_comm_t comm)
+{
+    struct ftc_allreduce_state *s = comm->allreduce;
+    if (!s)
+        return;
+    free(s->kept);
+    free(s->packed_out);
+    free(s->packed_in);
+    ftc_holdings_destroy(&s->call_held);
+    ftc_holdings_destroy(&s->call_alive);
+    ftc_holdings_destroy(&s->report_held);
+    ftc_holdings_destroy(&s->report_failed);
+    free(s);
+    comm->allreduce = NULL;
+}
+
+const ftc_module ftc_allreduce_module = {
+    .name = "allreduce",
+    .create = allreduce_create,
+    .read_settings = allreduce_read_settings,
+    .agreed = allreduce_agreed,
+    .release = allreduce_release,
+};
+
+/* ---- what other modules ask ----------------------------------------------------------- */
+
+bool ftc_allreduce_strict(ftc_comm_t comm) { return comm->allreduce->strict; }
+
+bool ftc_allreduce_result_includes(ftc_comm_t comm, int rank)
+{
+    return ftc_holdings_has(&comm->allreduce->report_held, rank);
+}
+
+/* ---- public calls --------------------------------------------------------------------- */
+
+static void export_holdings(const ftc_holdings *h, int *out, int size)
+{
+    for (int r = 0; out && r < size; r++)
+        out[r] = ftc_holdings_has(h, r);
+}
+
+int ftc_allreduce_last_report(ftc_comm_t comm, ftc_allreduce_report *report, int *in_result,
+                              int *failed)
+{
+    ftc_clear_error();
+    if (!comm)
+        return ftc_fail(MPI_ERR_COMM, "ftc_allreduce_last_report: the communicator is NULL");
+    if (!report)
+        return ftc_fail(MPI_ERR_ARG, "ftc_allreduce_last_report: report is NULL");
+    const struct ftc_allreduce_state *s = comm->allreduce;
+    if (!s->have_report)
+        return ftc_fail(MPI_ERR_OTHER, "ftc_allreduce_last_report: no ftc_allreduce has "
+                                       "completed on this communicator");
+    *report = s->report;
+    export_holdings(&s->report_held, in_result, comm->size);
+    export_holdings(&s->report_failed, failed, comm->size);
+    return MPI_SUCCESS;
+}
+
+int ftc_allreduce_set_strict(ftc_comm_t comm, int strict)
+{
+    ftc_clear_error();
+    if (!comm)
+        return ftc_fail(MPI_ERR_COMM, "ftc_allreduce_set_strict: the communicator is NULL");
+    if (strict != 0 && strict != 1)
+        return ftc_fail(MPI_ERR_ARG, "ftc_allreduce_set_strict: strict is %d; expected 0 or 1",
+                        strict);
+    comm->allreduce->strict = strict;
+    return MPI_SUCCESS;
+}
+
+int ftc_inject(ftc_comm_t comm, const char *spec)
+{
+    ftc_clear_error();
+    if (!comm)
+        return ftc_fail(MPI_ERR_COMM, "ftc_inject: the communicator is NULL");
+    ftc_inject_plan plan;
+    char why[256];
+    if (!ftc_inject_parse(spec, &plan, why, sizeof(why)))
+        return ftc_fail(MPI_ERR_ARG, "ftc_inject: %s", why);
+    comm->allreduce->inject = plan;
+    return MPI_SUCCESS;
+}
