@@ -191,8 +191,6 @@ static int run_attempt(ftc_ft_call *c)
     return rc;
 }
 
-/* ---- the communicator's state -------------------------------------------------------- */
-
 /* ---- one call ------------------------------------------------------------------------- */
 
 /* Keeps the result for ranks that may finish this call late. Only ULFM

@@ -22,7 +22,6 @@ int ftc_ft_allreduce_run(ftc_comm_t comm, void *value, int count, MPI_Datatype t
  * by communicator.c after the fault-tolerance layer, which it registers its
  * recovery round with. */
 extern const ftc_module ftc_allreduce_module;
-bool ftc_allreduce_strict(ftc_comm_t comm);
 
 /* Whether the last completed call's result includes `rank`'s input. */
 bool ftc_allreduce_result_includes(ftc_comm_t comm, int rank);

@@ -93,8 +93,6 @@ const ftc_module ftc_allreduce_module = {
 
 /* ---- what other modules ask ----------------------------------------------------------- */
 
-bool ftc_allreduce_strict(ftc_comm_t comm) { return comm->allreduce->strict; }
-
 bool ftc_allreduce_result_includes(ftc_comm_t comm, int rank)
 {
     return ftc_holdings_has(&comm->allreduce->report_held, rank);

@@ -40,11 +40,6 @@ int ftc_holdings_count(const ftc_holdings *h)
     return n;
 }
 
-bool ftc_holdings_empty(const ftc_holdings *h)
-{
-    return ftc_holdings_count(h) == 0;
-}
-
 void ftc_holdings_copy(ftc_holdings *to, const ftc_holdings *from)
 {
     memcpy(to->words, from->words, sizeof(uint64_t) * (size_t)ftc_holdings_words(from->size));

@@ -29,7 +29,6 @@ void ftc_holdings_clear(ftc_holdings *h);
 void ftc_holdings_add(ftc_holdings *h, int rank);
 bool ftc_holdings_has(const ftc_holdings *h, int rank);
 int ftc_holdings_count(const ftc_holdings *h);
-bool ftc_holdings_empty(const ftc_holdings *h);
 void ftc_holdings_copy(ftc_holdings *to, const ftc_holdings *from);
 void ftc_holdings_unite(ftc_holdings *into, const ftc_holdings *other);
 bool ftc_holdings_equal(const ftc_holdings *a, const ftc_holdings *b);
