@@ -295,8 +295,6 @@ long ftc_ft_begin_call(ftc_ft *ft)
     return ++ft->calls;
 }
 
-long ftc_ft_calls(const ftc_ft *ft) { return ft->calls; }
-
 void ftc_ft_end_call(ftc_ft *ft, long number, const ftc_holdings *held)
 {
     ft->kept_call = number;

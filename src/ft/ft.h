@@ -97,7 +97,6 @@ bool ftc_ft_is_process_failure(int rc);
 
 /* Starts the next call of the communicator's fault-tolerant engine; its number. */
 long ftc_ft_begin_call(ftc_ft *ft);
-long ftc_ft_calls(const ftc_ft *ft);
 
 /* The call completed here with result holdings S (kept for late ranks). */
 void ftc_ft_end_call(ftc_ft *ft, long number, const ftc_holdings *held);
