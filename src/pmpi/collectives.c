@@ -11,6 +11,7 @@
  * rank, moves the communicator to the survivors (layer_shrink) and fills
  * the blocks of the survivors, leaving those of dead ranks as they were.
  */
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,11 +21,32 @@
 #include <mpi-ext.h>
 #endif
 
-#include "../buffer.h"
-#include "../error.h"
 #include "layer.h"
 
 enum { EXIT_STOPPED = 71 };   /* every rank's exit status after a clean stop */
+
+/* The message of an error the layer itself found (not ftcoll: a dead root,
+ * memory), for finish(); "" when the error is ftcoll's. Cleared when a
+ * routed call starts, as ftcoll clears its own. */
+static _Thread_local char layer_failure[256];
+
+/* Records the layer's own error message and returns `code`. */
+static int layer_fail(int code, const char *format, ...) __attribute__((format(printf, 2, 3)));
+
+static int layer_fail(int code, const char *format, ...)
+{
+    va_list args;
+    va_start(args, format);
+    vsnprintf(layer_failure, sizeof(layer_failure), format, args);
+    va_end(args);
+    return code;
+}
+
+/* What went wrong in the routed call that just returned an error. */
+static const char *failure_message(void)
+{
+    return layer_failure[0] ? layer_failure : ftc_error_message();
+}
 
 /* The layer_comm to run `kind` on `comm` in ftcoll, or NULL: pass it to MPI. */
 static layer_comm *routed(MPI_Comm comm, layer_kind kind)
@@ -34,8 +56,10 @@ static layer_comm *routed(MPI_Comm comm, layer_kind kind)
     layer_comm *lc = NULL;
     if (!layer.native[kind])
         lc = layer_comm_of(comm);
-    if (lc && lc->ftc)
+    if (lc && lc->ftc) {
+        layer_failure[0] = '\0';
         return lc;
+    }
     layer_summary_forwarded(kind);
     return NULL;
 }
@@ -51,6 +75,22 @@ static bool process_failed(int rc)
 }
 
 /* ---- errors ------------------------------------------------------------ */
+
+/* Appends printf-style text to the string in `text` (`size` bytes in all),
+ * cutting it short rather than overflowing. */
+static void append(char *text, size_t size, const char *format, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static void append(char *text, size_t size, const char *format, ...)
+{
+    const size_t used = strlen(text);
+    if (used + 1 >= size)
+        return;
+    va_list args;
+    va_start(args, format);
+    vsnprintf(text + used, size - used, format, args);
+    va_end(args);
+}
 
 static bool errors_are_fatal(MPI_Comm comm)
 {
@@ -78,18 +118,18 @@ static int lowest_live_rank(const layer_comm *lc)
 static void stop_every_rank(const layer_comm *lc, const char *call, int rc)
 {
     char failure[512];   /* the call's message, before the queries below clear it */
-    snprintf(failure, sizeof(failure), "%s", ftc_error_message());
+    snprintf(failure, sizeof(failure), "%s", failure_message());
     if (ftc_comm_rank(lc->ftc) == lowest_live_rank(lc)) {
         char why[2048] = "";   /* written at once: another rank's output cannot cut it */
         ftc_stop_report report;
         if (rc == FTC_ERR_STOPPED && ftc_guard_last_report(lc->ftc, &report) == MPI_SUCCESS) {
-            ftc_append(why, sizeof(why), "ftcoll: %s stopped on every rank at check-in %ld: "
-                       "%d rank(s) raised an error", call, report.check, report.error_ranks);
+            append(why, sizeof(why), "ftcoll: %s stopped on every rank at check-in %ld: "
+                   "%d rank(s) raised an error", call, report.check, report.error_ranks);
             for (int i = 0; i < report.listed; i++)
-                ftc_append(why, sizeof(why), "%s rank %d: %s", i ? ";" : ":",
-                           report.error_rank[i], report.message[i]);
+                append(why, sizeof(why), "%s rank %d: %s", i ? ";" : ":",
+                       report.error_rank[i], report.message[i]);
         } else {
-            ftc_append(why, sizeof(why), "ftcoll: %s failed on every rank: %s", call, failure);
+            append(why, sizeof(why), "ftcoll: %s failed on every rank: %s", call, failure);
         }
         fprintf(stderr, "%s\nftcoll: every rank ends with exit status %d\n", why, EXIT_STOPPED);
     }
@@ -109,7 +149,7 @@ static int finish(const layer_comm *lc, MPI_Comm comm, const char *call, int rc,
     }
     if (uniform)
         stop_every_rank(lc, call, rc);
-    fprintf(stderr, "ftcoll: rank %d: %s: %s\n", layer.world_rank, call, ftc_error_message());
+    fprintf(stderr, "ftcoll: rank %d: %s: %s\n", layer.world_rank, call, failure_message());
     PMPI_Comm_call_errhandler(comm, rc);
     return rc;
 }
@@ -127,8 +167,9 @@ static bool allreduce_supported(MPI_Datatype type, MPI_Op op)
 {
     if (type == MPI_DATATYPE_NULL || op == MPI_OP_NULL)
         return false;
-    int commutative = 0;
-    return ftc_type_is_predefined(type)
+    int integers, addresses, types, combiner, commutative = 0;
+    return PMPI_Type_get_envelope(type, &integers, &addresses, &types, &combiner) == MPI_SUCCESS
+        && combiner == MPI_COMBINER_NAMED
         && PMPI_Op_commutative(op, &commutative) == MPI_SUCCESS && commutative;
 }
 
@@ -153,6 +194,65 @@ int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype da
 
 /* ---- MPI_Allgather ------------------------------------------------------- */
 
+/* An MPI error `rc` of `what`, in MPI's words, as the layer's own error. */
+static int layer_fail_mpi(int rc, const char *what)
+{
+    char words[MPI_MAX_ERROR_STRING] = "";
+    int length = 0;
+    PMPI_Error_string(rc, words, &length);
+    return layer_fail(rc, "MPI_Allgather: %s: %s", what, words);
+}
+
+/*
+ * Copies slot i of `base` to slot owner[i] of `user`, for i in 0..slots-1,
+ * each slot `count` x `type`, `stride` bytes apart, leaving the gaps of
+ * `type` in `user` as they were: the bytes as they are for a dense type (no
+ * gaps, lower bound 0), else through MPI's packed form, which walks the
+ * layout. `comm` returns MPI's errors.
+ */
+static int move_to_owners(const char *base, char *user, const int *owner, int slots, int count,
+                          MPI_Datatype type, MPI_Aint stride, MPI_Comm comm)
+{
+    int type_size = 0;
+    MPI_Aint lb, extent, true_lb, true_extent;
+    int rc = PMPI_Type_size(type, &type_size);
+    if (rc == MPI_SUCCESS)
+        rc = PMPI_Type_get_extent(type, &lb, &extent);
+    if (rc == MPI_SUCCESS)
+        rc = PMPI_Type_get_true_extent(type, &true_lb, &true_extent);
+    if (rc != MPI_SUCCESS)
+        return layer_fail_mpi(rc, "cannot read the layout of the receive type");
+    const bool dense = lb == 0 && true_lb == 0 && extent == type_size && true_extent == type_size;
+    const size_t slot_bytes = (size_t)type_size * (size_t)count;
+    if (slot_bytes == 0)
+        return MPI_SUCCESS;
+    if (dense) {
+        for (int i = 0; i < slots; i++)
+            memcpy(user + (MPI_Aint)owner[i] * stride, base + i * stride, slot_bytes);
+        return MPI_SUCCESS;
+    }
+    int packed_size = 0;
+    rc = PMPI_Pack_size(count, type, comm, &packed_size);
+    if (rc != MPI_SUCCESS)
+        return layer_fail_mpi(rc, "cannot size a packed copy");
+    if (packed_size < 0)   /* MPI_Pack_size reports an int, and wraps past 2 GiB */
+        return layer_fail(MPI_ERR_COUNT, "MPI_Allgather: a non-contiguous block of 2 GiB or more "
+                          "cannot be packed; use a contiguous datatype or smaller counts");
+    char *packed = malloc(packed_size > 0 ? (size_t)packed_size : 1);
+    if (!packed)
+        return layer_fail(MPI_ERR_NO_MEM, "MPI_Allgather: cannot allocate %d bytes to copy a block",
+                          packed_size);
+    for (int i = 0; rc == MPI_SUCCESS && i < slots; i++) {
+        int packed_end = 0, unpacked_from = 0;
+        rc = PMPI_Pack(base + i * stride, count, type, packed, packed_size, &packed_end, comm);
+        if (rc == MPI_SUCCESS)
+            rc = PMPI_Unpack(packed, packed_end, &unpacked_from,
+                             user + (MPI_Aint)owner[i] * stride, count, type, comm);
+    }
+    free(packed);
+    return rc == MPI_SUCCESS ? MPI_SUCCESS : layer_fail_mpi(rc, "local block copy failed");
+}
+
 /*
  * The survivors gather into a scratch buffer of one slot each, then every
  * slot moves to its owner's place in the program's buffer, whose slots of
@@ -174,7 +274,7 @@ static int allgather_on_survivors(const layer_comm *lc, const void *sendbuf, int
     const size_t bytes = (size_t)((size - 1) * stride + span);
     char *scratch = malloc(bytes > 0 ? bytes : 1);
     if (!scratch)
-        return ftc_fail(MPI_ERR_NO_MEM, "MPI_Allgather: out of memory gathering the survivors");
+        return layer_fail(MPI_ERR_NO_MEM, "MPI_Allgather: out of memory gathering the survivors");
     char *base = scratch - true_lb;
     char *user = recvbuf;
     if (sendbuf == MPI_IN_PLACE) {
@@ -183,13 +283,9 @@ static int allgather_on_survivors(const layer_comm *lc, const void *sendbuf, int
         sendtype = recvtype;
     }
     int rc = ftc_allgather(sendbuf, sendcount, sendtype, base, recvcount, recvtype, c);
-    bool contiguous = false;
     if (rc == MPI_SUCCESS)
-        rc = ftc_type_is_contiguous(recvtype, &contiguous);
-    for (int i = 0; rc == MPI_SUCCESS && i < size; i++)
-        rc = ftc_typed_copy(base + i * stride, recvcount, recvtype, contiguous,
-                            user + (MPI_Aint)lc->user_rank[i] * stride, recvcount, recvtype,
-                            contiguous, ftc_comm_mpi(c));
+        rc = move_to_owners(base, user, lc->user_rank, size, recvcount, recvtype, stride,
+                            ftc_comm_mpi(c));
     free(scratch);
     return rc;
 }
@@ -251,7 +347,7 @@ int MPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm
     const int ftc_root = ftc_root_of(lc, root);
     int rc;
     if (ftc_root == -2) {
-        rc = ftc_fail(MPI_ERR_OTHER, "root %d died in an earlier collective", root);
+        rc = layer_fail(MPI_ERR_OTHER, "root %d died in an earlier collective", root);
 #ifdef FTCOLL_HAVE_ULFM
         rc = MPIX_ERR_PROC_FAILED;
 #endif
