@@ -15,7 +15,10 @@ enum { TORTURE_MAX_LENGTH = 8192 };
 /* Call `call`'s length when none is fixed: 1, 3, 7, 64, 513, 1000, 8192, ... */
 int torture_cycle_length(int call);
 
-/* FNV-1a over `bytes`, continuing from `digest`. */
+/* FNV-1a over `bytes`, continuing from `digest`. Its own copy, not
+ * src/hash.h's: the digest judges the library's results, so it must not rest
+ * on the library's code, and torture_pmpi, an unmodified MPI program, links
+ * no ftcoll at all. */
 uint64_t torture_digest_add(uint64_t digest, const void *bytes, size_t n);
 
 /* Every rank of `comm` compares `digest` with the others'. 0: all equal;
