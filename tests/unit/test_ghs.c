@@ -1,7 +1,7 @@
 /*
  * GHS construction (src/bcast/trees/ghs.h) against sequential Prim and Kruskal:
- * one node per rank, messages delivered by tree_sim in a random order per
- * seed, on random complete graphs of 1..64 nodes, graphs full of equal
+ * one node per rank, messages delivered by bcast_trees_sim in a random order
+ * per seed, on random complete graphs of 1..64 nodes, graphs full of equal
  * latencies (the rank tie-break decides), and site-like graphs (clusters of
  * near-zero latency). Every run must end with every node done, one root,
  * parent pointers forming the tree of Branch edges, that tree the minimum
@@ -20,7 +20,7 @@
 
 #include "mst_reference.h"
 #include "bcast/trees/ghs.h"
-#include "tree_sim.h"
+#include "bcast_trees_sim.h"
 
 #define MAX_N 64
 #define TABLE_4_1_MESSAGES 815   /* Initiate..Gosleep of the thesis's Table 4.3 */
@@ -104,13 +104,13 @@ static void make_graph(graph_kind kind, int n, double *lat, unsigned seed)
 typedef struct {
     int n;
     ftc_ghs_node nodes[MAX_N];
-    tree_sim *sim;
+    bcast_trees_sim *sim;
 } ghs_run;
 
 static void start_run(ghs_run *run, int n, const double *lat, unsigned seed)
 {
     run->n = n;
-    run->sim = tree_sim_new(n, seed);
+    run->sim = bcast_trees_sim_new(n, seed);
     for (int i = 0; i < n; i++)
         assert_int_equal(ftc_ghs_init(&run->nodes[i], i, n, &lat[i * n]), 0);
 }
@@ -120,13 +120,13 @@ static void start_run(ghs_run *run, int n, const double *lat, unsigned seed)
 static int deliver_one(ghs_run *run)
 {
     ftc_msg msg;
-    if (!tree_sim_next(run->sim, &msg))
+    if (!bcast_trees_sim_next(run->sim, &msg))
         return 0;
     assert_true(msg.kind >= FTC_MSG_CONNECT && msg.kind <= FTC_MSG_GOSLEEP);
     assert_int_equal(msg.nwords, 0);
     ftc_ghs_node *to = &run->nodes[msg.to];
     assert_false(ftc_ghs_done(to));
-    ftc_ghs_receive(to, &msg, tree_sim_send, run->sim);
+    ftc_ghs_receive(to, &msg, bcast_trees_sim_send, run->sim);
     if (ftc_ghs_done(to))
         assert_int_equal(to->ndeferred, 0);
     return 1;
@@ -142,7 +142,7 @@ static void run_ghs(ghs_run *run, int n, const double *lat, unsigned seed)
 {
     start_run(run, n, lat, seed);
     for (int i = 0; i < n; i++)
-        ftc_ghs_wakeup(&run->nodes[i], tree_sim_send, run->sim);
+        ftc_ghs_wakeup(&run->nodes[i], bcast_trees_sim_send, run->sim);
     deliver_all(run);
 }
 
@@ -150,7 +150,7 @@ static void end_run(ghs_run *run)
 {
     for (int i = 0; i < run->n; i++)
         ftc_ghs_free(&run->nodes[i]);
-    tree_sim_free(run->sim);
+    bcast_trees_sim_free(run->sim);
 }
 
 /* ---- checks ------------------------------------------------------------- */
@@ -194,7 +194,7 @@ static void expect_rooted_tree(const ghs_run *run, unsigned char *adjacency)
             v = run->nodes[v].parent;
         assert_int_equal(v, root);   /* no cycle: n - 1 parent edges are the Branch edges */
     }
-    assert_int_equal(tree_sim_in_flight(run->sim), 0);
+    assert_int_equal(bcast_trees_sim_in_flight(run->sim), 0);
 }
 
 static void expect_minimum_tree(const ghs_run *run, const double *lat)
@@ -221,7 +221,7 @@ static void check_graph(int n, const double *lat, unsigned seed)
     run_ghs(&run, n, lat, seed);
     expect_minimum_tree(&run, lat);
     /* one Gosleep per tree edge: the core is not crossed twice */
-    assert_int_equal(tree_sim_count(run.sim, FTC_MSG_GOSLEEP), n - 1);
+    assert_int_equal(bcast_trees_sim_count(run.sim, FTC_MSG_GOSLEEP), n - 1);
     end_run(&run);
 }
 
@@ -236,7 +236,7 @@ static void single_node(void **state)
     assert_true(ftc_ghs_done(&run.nodes[0]));
     assert_int_equal(run.nodes[0].root, 0);
     assert_int_equal(run.nodes[0].parent, -1);
-    assert_int_equal(tree_sim_total(run.sim), 0);
+    assert_int_equal(bcast_trees_sim_total(run.sim), 0);
     end_run(&run);
 }
 
@@ -291,11 +291,11 @@ static void late_wakeups(void **state)
         make_graph(GRAPH_RANDOM, n, lat, 7);
         ghs_run run;
         start_run(&run, n, lat, 11u + (unsigned)n);
-        ftc_ghs_wakeup(&run.nodes[n / 2], tree_sim_send, run.sim);
+        ftc_ghs_wakeup(&run.nodes[n / 2], bcast_trees_sim_send, run.sim);
         for (int k = 0; k < 3 * n && deliver_one(&run); k++)
             ;
         for (int i = 0; i < n; i++)
-            ftc_ghs_wakeup(&run.nodes[i], tree_sim_send, run.sim);
+            ftc_ghs_wakeup(&run.nodes[i], bcast_trees_sim_send, run.sim);
         deliver_all(&run);
         expect_minimum_tree(&run, lat);
         end_run(&run);
@@ -362,12 +362,12 @@ static count_summary count_table_4_1(intra_site intra, const char *title)
         run_ghs(&run, n, lat, seed);
         expect_minimum_tree(&run, lat);
         for (int k = FTC_MSG_CONNECT; k <= FTC_MSG_GOSLEEP; k++) {
-            count[k] = tree_sim_count(run.sim, k);
+            count[k] = bcast_trees_sim_count(run.sim, k);
             s.sum[k] += count[k];
             s.fewest[k] = seed == 1 || count[k] < s.fewest[k] ? count[k] : s.fewest[k];
             s.most[k] = count[k] > s.most[k] ? count[k] : s.most[k];
         }
-        const long total = tree_sim_total(run.sim);
+        const long total = bcast_trees_sim_total(run.sim);
         snprintf(label, sizeof label, "seed %u:", seed);
         print_counts(label, count, total);
         s.sum_total += total;

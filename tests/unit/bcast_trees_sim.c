@@ -1,5 +1,5 @@
-/* The tree algorithms' message simulator; see tree_sim.h. */
-#include "tree_sim.h"
+/* The broadcast trees' message simulator; see bcast_trees_sim.h. */
+#include "bcast_trees_sim.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -16,7 +16,7 @@ typedef struct {
     queued *head, *tail;    /* FIFO: pop at head, push at tail */
 } channel;
 
-struct tree_sim {
+struct bcast_trees_sim {
     int n;
     channel *channels;      /* n * n, index from * n + to */
     int *busy;              /* the non-empty channels, in no order */
@@ -30,8 +30,8 @@ struct tree_sim {
 
 static void sim_fail(const char *why, const ftc_msg *msg)
 {
-    fprintf(stderr, "tree_sim: %s (kind %d, from %d, to %d)\n", why, msg->kind, msg->from,
-            msg->to);
+    fprintf(stderr, "bcast_trees_sim: %s (kind %d, from %d, to %d)\n", why, msg->kind,
+            msg->from, msg->to);
     abort();
 }
 
@@ -39,13 +39,13 @@ static void *xmalloc(size_t size)
 {
     void *p = malloc(size ? size : 1);
     if (!p) {
-        fprintf(stderr, "tree_sim: out of memory\n");
+        fprintf(stderr, "bcast_trees_sim: out of memory\n");
         abort();
     }
     return p;
 }
 
-static uint64_t next_random(tree_sim *sim)
+static uint64_t next_random(bcast_trees_sim *sim)
 {
     uint64_t z = (sim->rng += 0x9e3779b97f4a7c15ULL);
     z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
@@ -53,9 +53,9 @@ static uint64_t next_random(tree_sim *sim)
     return z ^ (z >> 31);
 }
 
-tree_sim *tree_sim_new(int n, unsigned seed)
+bcast_trees_sim *bcast_trees_sim_new(int n, unsigned seed)
 {
-    tree_sim *sim = xmalloc(sizeof *sim);
+    bcast_trees_sim *sim = xmalloc(sizeof *sim);
     memset(sim, 0, sizeof *sim);
     const size_t nch = (size_t)n * (size_t)n;
     sim->n = n;
@@ -70,9 +70,9 @@ tree_sim *tree_sim_new(int n, unsigned seed)
     return sim;
 }
 
-void tree_sim_send(void *ctx, const ftc_msg *msg)
+void bcast_trees_sim_send(void *ctx, const ftc_msg *msg)
 {
-    tree_sim *sim = ctx;
+    bcast_trees_sim *sim = ctx;
     if (msg->to < 0 || msg->to >= sim->n || msg->from < 0 || msg->from >= sim->n)
         sim_fail("rank out of range", msg);
     if (msg->from == msg->to)
@@ -107,7 +107,7 @@ void tree_sim_send(void *ctx, const ftc_msg *msg)
     sim->counts[msg->kind]++;
 }
 
-static void mark_idle(tree_sim *sim, int c)
+static void mark_idle(bcast_trees_sim *sim, int c)
 {
     const int pos = sim->busy_pos[c];
     const int last = sim->busy[--sim->nbusy];
@@ -116,7 +116,7 @@ static void mark_idle(tree_sim *sim, int c)
     sim->busy_pos[c] = -1;
 }
 
-int tree_sim_next(tree_sim *sim, ftc_msg *out)
+int bcast_trees_sim_next(bcast_trees_sim *sim, ftc_msg *out)
 {
     free(sim->delivered_words);
     sim->delivered_words = NULL;
@@ -137,12 +137,12 @@ int tree_sim_next(tree_sim *sim, ftc_msg *out)
     return 1;
 }
 
-long tree_sim_count(const tree_sim *sim, int kind)
+long bcast_trees_sim_count(const bcast_trees_sim *sim, int kind)
 {
     return kind >= 0 && kind < FTC_MSG_KINDS ? sim->counts[kind] : 0;
 }
 
-long tree_sim_total(const tree_sim *sim)
+long bcast_trees_sim_total(const bcast_trees_sim *sim)
 {
     long total = 0;
     for (int k = 0; k < FTC_MSG_KINDS; k++)
@@ -150,17 +150,17 @@ long tree_sim_total(const tree_sim *sim)
     return total;
 }
 
-void tree_sim_reset_counts(tree_sim *sim)
+void bcast_trees_sim_reset_counts(bcast_trees_sim *sim)
 {
     memset(sim->counts, 0, sizeof sim->counts);
 }
 
-int tree_sim_in_flight(const tree_sim *sim)
+int bcast_trees_sim_in_flight(const bcast_trees_sim *sim)
 {
     return sim->in_flight;
 }
 
-void tree_sim_free(tree_sim *sim)
+void bcast_trees_sim_free(bcast_trees_sim *sim)
 {
     if (!sim)
         return;

@@ -5,9 +5,9 @@
  * changes (with check=N the MST is re-measured and adapted on the way), for
  * a contiguous type and a strided derived type.
  *
- *   test_tree_bcast ALGORITHM SETTINGS TOPOLOGY ROUNDS
+ *   test_bcast_adaptive ALGORITHM SETTINGS TOPOLOGY ROUNDS
  *       TOPOLOGY "-" for none; one round is one broadcast from every root
- *   test_tree_bcast --bad WHAT     bad inputs: root, topology, disagree
+ *   test_bcast_adaptive --bad WHAT     bad inputs: root, topology, disagree
  */
 #include <stdio.h>
 #include <stdlib.h>

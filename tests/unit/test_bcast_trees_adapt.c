@@ -3,7 +3,7 @@
  * for every n in 1..64, random complete graphs whose MST (Kruskal) is
  * adapted through rounds of random changes (tree channels slower, channels
  * off the tree faster, and the changes that need nothing), with messages
- * delivered in random order over FIFO channels (tree_sim). After every
+ * delivered in random order over FIFO channels (bcast_trees_sim). After every
  * round, on every node: the round is over, nothing is in flight, the tree
  * edges are symmetric, the parents lead to the root without a cycle, and
  * the tree is the MST of the new latencies (Kruskal and Prim agree). A round
@@ -20,7 +20,7 @@
 
 #include "mst_reference.h"
 #include "bcast/trees/adapt.h"
-#include "tree_sim.h"
+#include "bcast_trees_sim.h"
 
 #define MAX_N 64
 
@@ -126,14 +126,16 @@ static int random_changes(network *net, uint64_t *s, ftc_adapt_change *changes)
     return count;
 }
 
-static void run_round(network *net, tree_sim *sim, int nchanges, const ftc_adapt_change *changes)
+static void run_round(network *net, bcast_trees_sim *sim, int nchanges,
+                      const ftc_adapt_change *changes)
 {
     for (int i = 0; i < net->n; i++)
-        assert_int_equal(ftc_adapt_begin(&net->nodes[i], nchanges, changes, tree_sim_send, sim), 0);
+        assert_int_equal(ftc_adapt_begin(&net->nodes[i], nchanges, changes, bcast_trees_sim_send,
+                                         sim), 0);
     ftc_msg msg;
-    while (tree_sim_next(sim, &msg)) {
+    while (bcast_trees_sim_next(sim, &msg)) {
         assert_false(ftc_adapt_finished(&net->nodes[msg.to]));
-        ftc_adapt_receive(&net->nodes[msg.to], &msg, tree_sim_send, sim);
+        ftc_adapt_receive(&net->nodes[msg.to], &msg, bcast_trees_sim_send, sim);
     }
     for (int k = 0; k < nchanges; k++) {
         const int a = changes[k].a, b = changes[k].b;
@@ -177,17 +179,17 @@ static void adapt_random(int n, unsigned seed, int rounds)
     uint64_t s = 0x9e3779b97f4a7c15ULL ^ ((uint64_t)seed << 32) ^ (uint64_t)n;
     static network net;
     start_network(&net, n, &s);
-    tree_sim *sim = tree_sim_new(n, seed);
+    bcast_trees_sim *sim = bcast_trees_sim_new(n, seed);
     ftc_adapt_change changes[MAX_N * MAX_N / 2];
     for (int round = 0; round < rounds; round++) {
         const int nchanges = random_changes(&net, &s, changes);
         run_round(&net, sim, nchanges, changes);
-        assert_int_equal(tree_sim_in_flight(sim), 0);
+        assert_int_equal(bcast_trees_sim_in_flight(sim), 0);
         expect_tree_is_mst(&net);
     }
-    reconnections += tree_sim_count(sim, FTC_MSG_MOE_CONNECT);
-    swaps += tree_sim_count(sim, FTC_MSG_REPLACE_CONNECT);
-    tree_sim_free(sim);
+    reconnections += bcast_trees_sim_count(sim, FTC_MSG_MOE_CONNECT);
+    swaps += bcast_trees_sim_count(sim, FTC_MSG_REPLACE_CONNECT);
+    bcast_trees_sim_free(sim);
     stop_network(&net);
 }
 
@@ -210,11 +212,11 @@ static void quiet_round_sends_nothing(void **state)
     uint64_t s = 42;
     static network net;
     start_network(&net, 24, &s);
-    tree_sim *sim = tree_sim_new(24, 7);
+    bcast_trees_sim *sim = bcast_trees_sim_new(24, 7);
     run_round(&net, sim, 0, NULL);
-    assert_int_equal(tree_sim_total(sim), 0);
+    assert_int_equal(bcast_trees_sim_total(sim), 0);
     expect_tree_is_mst(&net);
-    tree_sim_free(sim);
+    bcast_trees_sim_free(sim);
     stop_network(&net);
 }
 
@@ -227,7 +229,7 @@ static void single_changes(void **state)
         uint64_t s = seed * 7919u;
         static network net;
         start_network(&net, 16, &s);
-        tree_sim *sim = tree_sim_new(16, seed);
+        bcast_trees_sim *sim = bcast_trees_sim_new(16, seed);
         int a = 0, b = 0;
         for (a = 0; a < 16; a++) {   /* a tree channel */
             for (b = a + 1; b < 16 && !net.adjacency[a * 16 + b]; b++)
@@ -248,7 +250,7 @@ static void single_changes(void **state)
         run_round(&net, sim, 1, &recovery);
         expect_tree_is_mst(&net);
         assert_true(net.nodes[a].tree[b]);
-        tree_sim_free(sim);
+        bcast_trees_sim_free(sim);
         stop_network(&net);
     }
 }
@@ -261,8 +263,8 @@ static void unsorted_changes_refused(void **state)
     start_network(&net, 5, &s);
     const ftc_adapt_change unsorted[2] = {{1, 2, 1.0}, {0, 3, 1.0}};
     const ftc_adapt_change reversed[1] = {{3, 1, 1.0}};
-    assert_int_equal(ftc_adapt_begin(&net.nodes[0], 2, unsorted, tree_sim_send, NULL), -1);
-    assert_int_equal(ftc_adapt_begin(&net.nodes[0], 1, reversed, tree_sim_send, NULL), -1);
+    assert_int_equal(ftc_adapt_begin(&net.nodes[0], 2, unsorted, bcast_trees_sim_send, NULL), -1);
+    assert_int_equal(ftc_adapt_begin(&net.nodes[0], 1, reversed, bcast_trees_sim_send, NULL), -1);
     stop_network(&net);
 }
 
