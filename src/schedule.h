@@ -14,7 +14,8 @@
  *    step, then waits for all of them, so steps never deadlock;
  *  - every slot is written once, except when the schedule says
  *    rewrites_held_blocks: then a slot may receive again the very block it
- *    holds (linear's broadcast of the whole buffer, as in Open MPI's);
+ *    holds (linear's broadcast of the whole buffer: one message per rank
+ *    beats several that skip the blocks it already has);
  *  - slot s of rank r's buffer holds block (s + rotation) mod p, where
  *    rotation is 0 for most algorithms and r for Bruck, whose engine rotates
  *    the buffer into block order once all steps are done.

@@ -39,9 +39,10 @@ const ftc_allgather_info *ftc_allgather_info_of(ftc_allgather_algorithm id);
 
 /*
  * The algorithm that really runs when `selected` is asked for on p processes
- * with blocks of block_bytes: `selected` itself, or Open MPI's fallback for a p it
+ * with blocks of block_bytes: `selected` itself, or its fallback for a p it
  * cannot serve (recursive doubling -> bruck, neighbor exchange -> ring,
- * two-proc -> the decision table). When it falls back, `reason` (if not NULL)
+ * two-proc -> the decision table; Open MPI's, so a setting means the same to
+ * both libraries). When it falls back, `reason` (if not NULL)
  * says why, in words; otherwise it is set to "".
  */
 ftc_allgather_algorithm ftc_allgather_resolve(ftc_allgather_algorithm selected, int p,

@@ -29,7 +29,7 @@ const char *ftc_allgather_algorithm_name(ftc_allgather_algorithm algorithm)
 
 /* Accepted spellings besides the canonical names. */
 static const struct { const char *alias; ftc_allgather_algorithm id; } aliases[] = {
-    { "ignore", FTC_ALLGATHER_AUTO },        /* Open MPI's name for 0 */
+    { "ignore", FTC_ALLGATHER_AUTO },        /* Open MPI's name for 0: its settings work */
     { "neighbor", FTC_ALLGATHER_NEIGHBOR_EXCHANGE },
     { "two_procs", FTC_ALLGATHER_TWO_PROC },
 };

@@ -1,5 +1,5 @@
 /*
- * Allgather, neighbor exchange (Chen et al., 2005): p/2 steps, even p.
+ * Allgather, neighbor exchange: p/2 steps, even p.
  *
  * Ranks pair up (0-1, 2-3, ...) and swap their blocks; from then on each rank
  * alternates between its left and right neighbour, forwarding the pair of
@@ -14,7 +14,7 @@
  *
  * Cost: (p/2) alpha + (p - 1) n beta: half the ring's steps, same bandwidth.
  * Why pick it: medium and large messages on many processes. Odd p: the ring
- * (Open MPI's fallback), chosen in registry.c.
+ * instead, chosen in registry.c.
  */
 #include "algorithms.h"
 

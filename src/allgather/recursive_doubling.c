@@ -15,8 +15,8 @@
  *
  * Cost: log2 p alpha + (p - 1) n beta. Blocks stay in place: no extra memory.
  * Why pick it: fewest steps and largest messages early, ideal for small and
- * medium messages when p is a power of two. Other p: Bruck (Open MPI's
- * fallback), chosen in registry.c.
+ * medium messages when p is a power of two. Other p: Bruck instead, chosen
+ * in registry.c.
  */
 #include "algorithms.h"
 

@@ -1,6 +1,8 @@
 /*
  * The allgather algorithms by number and name, what process counts each
- * serves, and Open MPI's fallbacks for the counts it does not.
+ * serves, and the fallbacks for the counts it does not. Numbers, names and
+ * fallbacks are those of Open MPI's coll_tuned, so that a setting runs the
+ * same algorithm under both libraries and their timings compare.
  */
 #include <stdio.h>
 #include <string.h>
@@ -32,7 +34,8 @@ const ftc_allgather_info *ftc_allgather_info_of(ftc_allgather_algorithm id)
     return &algorithms[id];
 }
 
-/* Open MPI's replacement for an algorithm that cannot serve p. */
+/* The replacement for an algorithm that cannot serve p (as Open MPI's, see
+ * above). */
 static ftc_allgather_algorithm fallback_of(ftc_allgather_algorithm id, int p, size_t block_bytes)
 {
     switch (id) {

@@ -1,5 +1,5 @@
 /*
- * The decision table against Open MPI's published rules (the seed's nested
+ * The decision table against Open MPI's published rules (their nested
  * conditions, copied below as the oracle), over a grid of process counts and
  * sizes that hits every threshold and its neighbours; and the fallbacks.
  */

@@ -1,8 +1,9 @@
 /*
  * Broadcast trees (src/bcast/trees/shape.h), for every n in 1..64 and every root
  * (a few of each with FTCOLL_UNIT_QUICK=1, the valgrind run):
- *   - binomial: a valid tree of depth <= ceil(log2 n) with MPICH's parents
- *     and send order;
+ *   - binomial: a valid tree of depth <= ceil(log2 n), each relative rank's
+ *     parent that rank with its lowest set bit cleared, children sent to
+ *     largest subtree first;
  *   - two-level: valid for several site layouts, the only wide-area edges
  *     go from the root to each other site's lowest rank, binomial inside;
  *   - ECEF: valid, the same tree and arrival times as a plain restatement
@@ -297,7 +298,7 @@ static int lowest_of_site(int n, const int *site_of, int site)
     return -1;
 }
 
-/* Inside a site: MPICH's binomial over its ranks, ascending, renumbered
+/* Inside a site: the binomial tree over its ranks, ascending, renumbered
  * from the coordinator (the root in the root's site). */
 static void expect_site_binomial(const ftc_tree *t, const int *site_of, int site)
 {

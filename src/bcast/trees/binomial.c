@@ -1,5 +1,6 @@
 /*
- * Broadcast, binomial tree (MPICH's MPIR_Bcast_intra_binomial).
+ * Broadcast, binomial tree: blind to the network, the baseline the
+ * network-aware trees are measured against.
  *
  * Ranks are renumbered relative to the root, v = (r - root + n) % n, so the
  * root is 0. A rank receives from v with its lowest set bit cleared, then

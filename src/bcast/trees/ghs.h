@@ -1,7 +1,7 @@
 /*
- * Distributed minimum spanning tree: GHS (Gallager, Humblet, Spira), in
- * which each rank decides from its own channels' latencies and the
- * messages it gets, so the ranks build one tree without a coordinator.
+ * Distributed minimum spanning tree (the GHS algorithm), in which each rank
+ * decides from its own channels' latencies and the messages it gets, so the
+ * ranks build one tree without a coordinator.
  * Each rank holds one ftc_ghs_node that
  * knows only the latencies of its own channels; nodes exchange Connect,
  * Initiate, Test, Accept, Reject, Report, Change-root and Gosleep until each

@@ -5,9 +5,9 @@
  * (bcast/adaptive.c) only walks these.
  *
  * Builders (one file each):
- *   binomial.c   MPICH's binomial tree on ranks relative to the root
- *   two_level.c  MagPIe's: root -> one coordinator per other site (flat),
- *                then a binomial tree inside each site
+ *   binomial.c   the binomial tree on ranks relative to the root
+ *   two_level.c  one wide-area message per site: root -> one coordinator
+ *                per other site (flat), then a binomial tree inside each site
  *   ecef.c       earliest completing edge first over measured latencies
  *   shape.c      any spanning tree given as edges (the MST), rooted anywhere
  *
@@ -80,11 +80,11 @@ int ftc_tree_from_edges(ftc_tree *tree, int n, int root, const unsigned char *ad
 void ftc_tree_start_lists(ftc_tree *tree, const int *count, int *next);
 void ftc_tree_add_child(ftc_tree *tree, int *next, int parent, int child);
 
-/* MPICH's binomial tree over `size` ranks numbered relative to its root:
- * how many children relative rank v has, and attaching the whole tree,
+/* The binomial tree over `size` ranks numbered relative to its root: how
+ * many children relative rank v has, and attaching the whole tree,
  * members[v] being the absolute rank of relative rank v (members[0] the
- * subtree's root, whose own parent is left alone). Children are appended in
- * MPICH's order, largest subtree first. */
+ * subtree's root, whose own parent is left alone). Children are appended
+ * largest subtree first, so that the longest branch starts earliest. */
 int ftc_tree_binomial_nchildren(int v, int size);
 void ftc_tree_binomial_attach(ftc_tree *tree, int *next, const int *members, int size);
 

@@ -1,11 +1,12 @@
 /*
- * Broadcast, two-level tree (MagPIe, Kielmann et al. 1999): one wide-area
- * message per site, binomial trees inside the sites.
+ * Broadcast, two-level tree: one wide-area message per site, binomial trees
+ * inside the sites, so the slow links between sites carry the data once per
+ * site and every rank is at most one wide-area hop from the root.
  *
  *   1. wide area, flat: the root sends to one coordinator of every other
  *      site, the site's lowest rank, directly (sites in ascending order of
  *      their site number);
- *   2. local: inside every site, MPICH's binomial tree over the site's ranks
+ *   2. local: inside every site, the binomial tree over the site's ranks
  *      sorted ascending and renumbered from the coordinator (the root in
  *      its own site).
  *
