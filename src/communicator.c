@@ -18,24 +18,27 @@
 #include <string.h>
 
 #include "agree.h"
-#include "allgather/allgather.h"
-#include "allreduce/ft_engine.h"
 #include "args.h"
-#include "bcast/adaptive.h"
+#include "collectives.h"
 #include "error.h"
 #include "ft/ft.h"
 #include "guard/guard.h"
 #include "module.h"
 
-/* The fault-tolerance layer first: the allreduce registers its recovery
- * round with it, and it is released last. */
+#define DECLARE_TABLE(kind, name, table) extern const ftc_module table;
+FTC_COLLECTIVES(DECLARE_TABLE)
+#undef DECLARE_TABLE
+
+/* The fault-tolerance layer first: the collectives register their recovery
+ * rounds with it, and it is released last. The guard last: its start
+ * exchanges the ranks' process ids once every collective is ready. */
+#define TABLE_OF(kind, name, table) &table,
 static const ftc_module *const modules[] = {
     &ftc_ft_module,
-    &ftc_allreduce_module,
-    &ftc_allgather_module,
-    &ftc_bcast_tree_module,
+    FTC_COLLECTIVES(TABLE_OF)
     &ftc_guard_module,
 };
+#undef TABLE_OF
 enum { MODULES = sizeof(modules) / sizeof(modules[0]) };
 
 /* ---- the communicator's own settings ---------------------------------------------- */

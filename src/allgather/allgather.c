@@ -11,9 +11,9 @@
 #include "../buffer.h"
 #include "../comm.h"
 #include "../ft/ft.h"
-#include "allgather.h"
 #include "../error.h"
 #include "../guard/guard.h"
+#include "../module.h"
 #include "../p2p.h"
 #include "algorithms.h"
 

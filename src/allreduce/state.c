@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "../error.h"
+#include "../module.h"
 #include "ft_call.h"
 #include "ft_engine.h"
 

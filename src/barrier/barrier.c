@@ -14,6 +14,10 @@
 #include "../error.h"
 #include "../guard/guard.h"
 #include "../allreduce/ft_engine.h"
+#include "../module.h"
+
+/* The barrier keeps no state of its own. */
+const ftc_module ftc_barrier_module = { .name = "barrier" };
 
 int ftc_barrier(ftc_comm_t comm)
 {

@@ -6,7 +6,6 @@
 #include <mpi.h>
 
 #include "ftcoll.h"
-#include "../module.h"
 
 typedef struct ftc_tree_comm ftc_tree_comm;
 
@@ -16,9 +15,5 @@ int ftc_tree_bcast_wanted(ftc_comm_t comm);
 
 /* ftc_bcast's body over a tree; arguments already checked. Collective. */
 int ftc_tree_bcast(void *buf, int count, MPI_Datatype type, int root, ftc_comm_t comm);
-
-/* comm->tree's life (FTCOLL_BCAST, FTCOLL_TREE, FTCOLL_TOPOLOGY; measuring
- * and building at creation; the tree messages nobody waited for at free). */
-extern const ftc_module ftc_bcast_tree_module;
 
 #endif

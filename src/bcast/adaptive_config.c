@@ -23,6 +23,7 @@
 #include "../error.h"
 #include "../hash.h"
 #include "../agree.h"
+#include "../module.h"
 
 /* --- settings ----------------------------------------------------------------- */
 

@@ -9,9 +9,10 @@
 
 const char *ftc_guarded_name(ftc_guarded_kind kind)
 {
-    static const char *const names[FTC_GUARDED_KINDS] = {
-        "ftc_guard_check", "ftc_allgather", "ftc_allreduce", "ftc_bcast", "ftc_barrier",
-    };
+#define NAME_OF(kind, name, table) name,
+    static const char *const names[FTC_GUARDED_KINDS] = { "ftc_guard_check",
+                                                          FTC_COLLECTIVES(NAME_OF) };
+#undef NAME_OF
     return kind >= 0 && kind < FTC_GUARDED_KINDS ? names[kind] : "an unknown collective";
 }
 

@@ -22,19 +22,20 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../collectives.h"
 #include "ftcoll.h"
 
 typedef enum { FTC_GUARD_GO = 0, FTC_GUARD_STOP = 1, FTC_GUARD_ABORT = 2 } ftc_guard_decision;
 
-/* The collectives a check-in precedes (what a rank is about to do). */
+/* The collectives a check-in precedes (what a rank is about to do): one
+ * kind per row of collectives.h, after ftc_guard_check's. */
+#define FTC_GUARDED_KIND(kind, name, table) FTC_GUARDED_##kind,
 typedef enum {
     FTC_GUARDED_CHECK = 0,      /* ftc_guard_check: no collective */
-    FTC_GUARDED_ALLGATHER = 1,
-    FTC_GUARDED_ALLREDUCE = 2,
-    FTC_GUARDED_BCAST = 3,
-    FTC_GUARDED_BARRIER = 4,
-    FTC_GUARDED_KINDS = 5
+    FTC_COLLECTIVES(FTC_GUARDED_KIND)
+    FTC_GUARDED_KINDS
 } ftc_guarded_kind;
+#undef FTC_GUARDED_KIND
 
 /* Entry kinds, most severe first: the order entries are kept in. */
 typedef enum {

@@ -1,0 +1,20 @@
+/*
+ * Every collective ftcoll offers, listed once. A row gives its kind (the
+ * guard counts and names calls by it: "ftc_bcast call 4"), its public name
+ * and its module table (module.h), which the composition root creates and
+ * frees with the communicator. Adding a collective is a row here, its
+ * file(s) and its declaration in ftcoll.h (docs/architecture.md).
+ *
+ * The order is the kinds' numbering, which check-in records carry.
+ */
+#ifndef FTCOLL_COLLECTIVES_H
+#define FTCOLL_COLLECTIVES_H
+
+/*         kind       public name      module table */
+#define FTC_COLLECTIVES(X)                                    \
+    X(ALLGATHER, "ftc_allgather", ftc_allgather_module)       \
+    X(ALLREDUCE, "ftc_allreduce", ftc_allreduce_module)       \
+    X(BCAST,     "ftc_bcast",     ftc_bcast_tree_module)      \
+    X(BARRIER,   "ftc_barrier",   ftc_barrier_module)
+
+#endif
