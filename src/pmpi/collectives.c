@@ -1,3 +1,4 @@
+#define _POSIX_C_SOURCE 200809L /* fmemopen */
 /*
  * The collectives of the layer. Each one:
  *
@@ -76,22 +77,6 @@ static bool process_failed(int rc)
 
 /* ---- errors ------------------------------------------------------------ */
 
-/* Appends printf-style text to the string in `text` (`size` bytes in all),
- * cutting it short rather than overflowing. */
-static void append(char *text, size_t size, const char *format, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static void append(char *text, size_t size, const char *format, ...)
-{
-    const size_t used = strlen(text);
-    if (used + 1 >= size)
-        return;
-    va_list args;
-    va_start(args, format);
-    vsnprintf(text + used, size - used, format, args);
-    va_end(args);
-}
-
 static bool errors_are_fatal(MPI_Comm comm)
 {
     MPI_Errhandler handler;
@@ -109,6 +94,21 @@ static int lowest_live_rank(const layer_comm *lc)
                ? lowest : 0;
 }
 
+/* Why every rank stops: the guard's report, or the call's own message. */
+static void write_reason(FILE *out, const layer_comm *lc, const char *call, int rc,
+                         const char *failure)
+{
+    ftc_stop_report report;
+    if (rc != FTC_ERR_STOPPED || ftc_guard_last_report(lc->ftc, &report) != MPI_SUCCESS) {
+        fprintf(out, "ftcoll: %s failed on every rank: %s", call, failure);
+        return;
+    }
+    fprintf(out, "ftcoll: %s stopped on every rank at check-in %ld: %d rank(s) raised an error",
+            call, report.check, report.error_ranks);
+    for (int i = 0; i < report.listed; i++)
+        fprintf(out, "%s rank %d: %s", i ? ";" : ":", report.error_rank[i], report.message[i]);
+}
+
 /*
  * An error every survivor got alike (a guard's stop, a broadcast whose root
  * died): under the default MPI_ERRORS_ARE_FATAL the program cannot go on,
@@ -120,16 +120,12 @@ static void stop_every_rank(const layer_comm *lc, const char *call, int rc)
     char failure[512];   /* the call's message, before the queries below clear it */
     snprintf(failure, sizeof(failure), "%s", failure_message());
     if (ftc_comm_rank(lc->ftc) == lowest_live_rank(lc)) {
-        char why[2048] = "";   /* written at once: another rank's output cannot cut it */
-        ftc_stop_report report;
-        if (rc == FTC_ERR_STOPPED && ftc_guard_last_report(lc->ftc, &report) == MPI_SUCCESS) {
-            append(why, sizeof(why), "ftcoll: %s stopped on every rank at check-in %ld: "
-                   "%d rank(s) raised an error", call, report.check, report.error_ranks);
-            for (int i = 0; i < report.listed; i++)
-                append(why, sizeof(why), "%s rank %d: %s", i ? ";" : ":",
-                       report.error_rank[i], report.message[i]);
-        } else {
-            append(why, sizeof(why), "ftcoll: %s failed on every rank: %s", call, failure);
+        /* one write: another rank's output cannot cut the line */
+        char why[2048] = "";
+        FILE *line = fmemopen(why, sizeof(why) - 1, "w");   /* cuts a long text short */
+        if (line) {
+            write_reason(line, lc, call, rc, failure);
+            fclose(line);
         }
         fprintf(stderr, "%s\nftcoll: every rank ends with exit status %d\n", why, EXIT_STOPPED);
     }
