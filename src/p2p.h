@@ -10,10 +10,14 @@
 
 #include <mpi.h>
 
-/* Tags of ftcoll's private communicators. The fault-tolerant engine's
- * failure-free attempts carry the call's number (a window of calls wide,
- * FTCOLL_TAG_WINDOW); a meeting's messages have tags of their own, as each
- * meeting opens a new communicator (ft/ft.h). */
+/* Every tag of ftcoll's messages, on its private communicators: each is
+ * distinct from the others, so no two kinds of message can match each other
+ * whichever communicator they share, and all stay below MPI's minimum tag
+ * bound, 32767. The fault-tolerant engine's failure-free attempts carry the
+ * call's number (a window of calls wide, FTCOLL_TAG_WINDOW); a meeting's
+ * messages have tags of their own, as each meeting opens a new communicator
+ * (ft/ft.h). The tree broadcast's messages travel on its own duplicate of
+ * the communicator (bcast/adaptive_config.c). */
 enum {
     FTC_TAG_ALLGATHER = 7001,
     FTC_TAG_SENTINEL = 7002,          /* never sent: a wildcard receive that ULFM fails */
@@ -22,6 +26,10 @@ enum {
     FTC_TAG_FT_RECORDS = 7005,        /* a meeting: where each survivor is */
     FTC_TAG_FT_REDUCE = 7006,         /* a recovery round: values among the masters */
     FTC_TAG_FT_HANDOUT = 7007,        /* a recovery round: the result to the others */
+    FTC_TAG_TREE_MSG = 7101,          /* the tree algorithms' messages (bcast/trees/net.c):
+                                       * probes, GHS, the adaptation */
+    FTC_TAG_TREE_DATA = 7102,         /* a tree broadcast's data, parent to child */
+    FTC_TAG_TREE_STAMP = 7103,        /* its send time, just before the data */
     FTC_TAG_ALLREDUCE_BASE = 8192,    /* + call number mod the window (at most 16384):
                                        * below MPI's minimum tag bound, 32767 */
 };

@@ -35,8 +35,6 @@ typedef struct {
     int failed;                    /* an MPI error: every call fails after it */
 } ftc_net;
 
-enum { FTC_NET_TAG = 7101, FTC_NET_TAG_DATA = 7102, FTC_NET_TAG_STAMP = 7103 };
-
 /* Seconds on the clock the emulation shares. */
 double ftc_net_now(void);
 
