@@ -12,6 +12,17 @@ int ftc_p2p_irecv(void *buf, int count, MPI_Datatype type, int peer, int tag,
     return MPI_Irecv(buf, count, type, peer, tag, comm, request);
 }
 
+int ftc_p2p_iprobe(int peer, int tag, MPI_Comm comm, int *arrived, MPI_Status *status)
+{
+    return MPI_Iprobe(peer, tag, comm, arrived, status);
+}
+
+int ftc_p2p_recv(void *buf, int count, MPI_Datatype type, int peer, int tag, MPI_Comm comm,
+                 MPI_Status *status)
+{
+    return MPI_Recv(buf, count, type, peer, tag, comm, status);
+}
+
 int ftc_p2p_waitall(int n, MPI_Request *requests, MPI_Status *statuses)
 {
 #ifdef FTCOLL_HAVE_ULFM

@@ -38,6 +38,13 @@ int ftc_p2p_isend(const void *buf, int count, MPI_Datatype type, int peer, int t
                   MPI_Comm comm, MPI_Request *request);
 int ftc_p2p_irecv(void *buf, int count, MPI_Datatype type, int peer, int tag,
                   MPI_Comm comm, MPI_Request *request);
+
+/* MPI_Iprobe and MPI_Recv: a message taken in once it is known to have
+ * arrived (the tree transport's, whose sizes vary), so the receive never
+ * blocks for long. */
+int ftc_p2p_iprobe(int peer, int tag, MPI_Comm comm, int *arrived, MPI_Status *status);
+int ftc_p2p_recv(void *buf, int count, MPI_Datatype type, int peer, int tag, MPI_Comm comm,
+                 MPI_Status *status);
 /*
  * MPI_Waitall and MPI_Waitany, polled with MPI_Testall / MPI_Testany under
  * ULFM. Open MPI 5.0.7's blocking waits attach every request to a

@@ -88,10 +88,12 @@ static int transfer(round_view *v, int tag, bool send, bool receive, int peer, c
     const int expected[2] = { bytes, -1 };
     int rc = MPI_SUCCESS;
     if (receive)
-        rc = MPI_Irecv(v->c->comm->allreduce->packed_in, bytes, MPI_BYTE, to, tag, comm, &r[0]);
+        rc = ftc_p2p_irecv(v->c->comm->allreduce->packed_in, bytes, MPI_BYTE, to, tag, comm,
+                           &r[0]);
     if (rc == MPI_SUCCESS && send) {
         ftc_ft_die_if_injected(v->c, FTC_INJECT_BEFORE_SEND, NULL);
-        rc = MPI_Isend(v->c->comm->allreduce->packed_out, bytes, MPI_BYTE, to, tag, comm, &r[1]);
+        rc = ftc_p2p_isend(v->c->comm->allreduce->packed_out, bytes, MPI_BYTE, to, tag, comm,
+                           &r[1]);
         if (rc == MPI_SUCCESS)
             ftc_ft_die_if_injected(v->c, FTC_INJECT_AFTER_SEND, &r[1]);
     }

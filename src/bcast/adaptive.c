@@ -227,11 +227,11 @@ static int receive_from_parent(ftc_tree_comm *t, void *buf, int count, MPI_Datat
 {
     double sent = 0;
     MPI_Request stamp, data;
-    int rc = PMPI_Irecv(&sent, 1, MPI_DOUBLE, parent, FTC_TAG_TREE_STAMP, t->comm, &stamp);
+    int rc = ftc_p2p_irecv(&sent, 1, MPI_DOUBLE, parent, FTC_TAG_TREE_STAMP, t->comm, &stamp);
     if (rc == MPI_SUCCESS)
         rc = ftc_net_wait(&stamp);   /* a spinning MPI_Recv would starve the senders */
     if (rc == MPI_SUCCESS)
-        rc = PMPI_Irecv(buf, count, type, parent, FTC_TAG_TREE_DATA, t->comm, &data);
+        rc = ftc_p2p_irecv(buf, count, type, parent, FTC_TAG_TREE_DATA, t->comm, &data);
     if (rc == MPI_SUCCESS)
         rc = ftc_net_wait(&data);
     if (rc == MPI_SUCCESS)
@@ -257,12 +257,13 @@ static int send_to_children(ftc_tree_comm *t, void *buf, int count, MPI_Datatype
     for (int i = 0; i < nchildren && rc == MPI_SUCCESS; i++) {
         const int child = tree->children[first + i];
         stamps[i] = ftc_net_now();
-        rc = PMPI_Isend(&stamps[i], 1, MPI_DOUBLE, child, FTC_TAG_TREE_STAMP, t->comm,
-                        &requests[posted]);
+        rc = ftc_p2p_isend(&stamps[i], 1, MPI_DOUBLE, child, FTC_TAG_TREE_STAMP, t->comm,
+                           &requests[posted]);
         if (rc == MPI_SUCCESS)
             posted++;
         if (rc == MPI_SUCCESS)
-            rc = PMPI_Isend(buf, count, type, child, FTC_TAG_TREE_DATA, t->comm, &requests[posted]);
+            rc = ftc_p2p_isend(buf, count, type, child, FTC_TAG_TREE_DATA, t->comm,
+                               &requests[posted]);
         if (rc == MPI_SUCCESS)
             posted++;
     }

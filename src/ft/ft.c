@@ -74,8 +74,8 @@ static void post_sentinel(ftc_ft *ft)
     static char nothing;
     if (ft->watch == MPI_COMM_NULL)
         return;
-    const int rc = MPI_Irecv(&nothing, 0, MPI_BYTE, MPI_ANY_SOURCE, FTC_TAG_SENTINEL, ft->watch,
-                             &ft->sentinel);
+    const int rc = ftc_p2p_irecv(&nothing, 0, MPI_BYTE, MPI_ANY_SOURCE, FTC_TAG_SENTINEL,
+                                 ft->watch, &ft->sentinel);
     if (rc != MPI_SUCCESS)
         ft->sentinel = MPI_REQUEST_NULL;
     ft->failure_known = rc != MPI_SUCCESS || knows_a_death(ft->watch);

@@ -128,11 +128,11 @@ static int exchange_records(ftc_ft *ft, meeting_memory *m)
         const int count = records * words;
         MPI_Request r[2] = { MPI_REQUEST_NULL, MPI_REQUEST_NULL };
         const int expected[2] = { count * (int)sizeof(uint64_t), -1 };
-        rc = MPI_Irecv(rotated + (size_t)d * (size_t)words, count, MPI_UINT64_T, (me + d) % n,
-                       FTC_TAG_FT_RECORDS, ft->comm, &r[0]);
+        rc = ftc_p2p_irecv(rotated + (size_t)d * (size_t)words, count, MPI_UINT64_T, (me + d) % n,
+                           FTC_TAG_FT_RECORDS, ft->comm, &r[0]);
         if (rc == MPI_SUCCESS)
-            rc = MPI_Isend(rotated, count, MPI_UINT64_T, (me - d + n) % n, FTC_TAG_FT_RECORDS,
-                           ft->comm, &r[1]);
+            rc = ftc_p2p_isend(rotated, count, MPI_UINT64_T, (me - d + n) % n, FTC_TAG_FT_RECORDS,
+                               ft->comm, &r[1]);
         if (rc == MPI_SUCCESS) {
             rc = ftc_ft_wait(ft, r, expected, 2);
         } else {

@@ -102,9 +102,9 @@ static int gather_children(checkin *k, ftc_guard_record *record)
     MPI_Status statuses[FTC_GUARD_MAX_CHILDREN];
     int done[FTC_GUARD_MAX_CHILDREN] = { 0 };
     for (int i = 0; i < nc; i++) {
-        const int rc = MPI_Irecv(&g->received[i], (int)sizeof(ftc_guard_record), MPI_BYTE,
-                                 rank_of(k, k->node->children[i]), FTC_TAG_GUARD_UP,
-                                 k->comm->comm, &requests[i]);
+        const int rc = ftc_p2p_irecv(&g->received[i], (int)sizeof(ftc_guard_record), MPI_BYTE,
+                                     rank_of(k, k->node->children[i]), FTC_TAG_GUARD_UP,
+                                     k->comm->comm, &requests[i]);
         if (rc != MPI_SUCCESS) {
             for (int j = 0; j < i; j++)
                 cancel_receive(&requests[j]);
@@ -148,12 +148,12 @@ static int ask_parent(checkin *k, ftc_guard_record *record)
     MPI_Request requests[2];
     MPI_Status statuses[2];
     int done[2] = { 0, 0 };
-    int rc = MPI_Irecv(decision, (int)sizeof(*decision), MPI_BYTE, parent, FTC_TAG_GUARD_DOWN,
-                       k->comm->comm, &requests[0]);
+    int rc = ftc_p2p_irecv(decision, (int)sizeof(*decision), MPI_BYTE, parent,
+                           FTC_TAG_GUARD_DOWN, k->comm->comm, &requests[0]);
     if (rc != MPI_SUCCESS)
         return ftc_fail_mpi(rc, "guard check-in: posting the decision's receive failed");
-    rc = MPI_Isend(record, (int)ftc_guard_record_bytes(record), MPI_BYTE, parent,
-                   FTC_TAG_GUARD_UP, k->comm->comm, &requests[1]);
+    rc = ftc_p2p_isend(record, (int)ftc_guard_record_bytes(record), MPI_BYTE, parent,
+                       FTC_TAG_GUARD_UP, k->comm->comm, &requests[1]);
     if (rc != MPI_SUCCESS) {
         cancel_receive(&requests[0]);
         return ftc_fail_mpi(rc, "guard check-in: sending the report to rank %d failed", parent);
@@ -179,9 +179,9 @@ static int tell_children(checkin *k, const ftc_guard_record *record)
     MPI_Status statuses[FTC_GUARD_MAX_CHILDREN];
     int done[FTC_GUARD_MAX_CHILDREN] = { 0 };
     for (int i = 0; i < nc; i++) {
-        const int rc = MPI_Isend(record, (int)ftc_guard_record_bytes(record), MPI_BYTE,
-                                 rank_of(k, k->node->children[i]), FTC_TAG_GUARD_DOWN,
-                                 k->comm->comm, &requests[i]);
+        const int rc = ftc_p2p_isend(record, (int)ftc_guard_record_bytes(record), MPI_BYTE,
+                                     rank_of(k, k->node->children[i]), FTC_TAG_GUARD_DOWN,
+                                     k->comm->comm, &requests[i]);
         if (rc != MPI_SUCCESS) {
             requests[i] = MPI_REQUEST_NULL;
             done[i] = 1;

@@ -150,8 +150,8 @@ void ftc_net_send(void *context, const ftc_msg *msg)
         memcpy(buffer + sizeof header, msg->words, (size_t)msg->nwords * sizeof(uint64_t));
     pending_send *slot = &((pending_send *)net->sends)[net->nsends];
     slot->bytes = buffer;
-    int rc = MPI_Isend(buffer, (int)bytes, MPI_BYTE, msg->to, FTC_TAG_TREE_MSG, net->comm,
-                       &slot->request);
+    int rc = ftc_p2p_isend(buffer, (int)bytes, MPI_BYTE, msg->to, FTC_TAG_TREE_MSG, net->comm,
+                           &slot->request);
     if (rc != MPI_SUCCESS) {
         free(buffer);
         net->failed = rc;
@@ -168,7 +168,7 @@ static int receive_arrivals(ftc_net *net)
     for (;;) {
         int flag = 0;
         MPI_Status status;
-        int rc = MPI_Iprobe(MPI_ANY_SOURCE, FTC_TAG_TREE_MSG, net->comm, &flag, &status);
+        int rc = ftc_p2p_iprobe(MPI_ANY_SOURCE, FTC_TAG_TREE_MSG, net->comm, &flag, &status);
         if (rc != MPI_SUCCESS)
             return rc;
         if (!flag)
@@ -181,8 +181,8 @@ static int receive_arrivals(ftc_net *net)
             free(buffer);
             return MPI_ERR_NO_MEM;
         }
-        rc = MPI_Recv(buffer, bytes, MPI_BYTE, status.MPI_SOURCE, FTC_TAG_TREE_MSG, net->comm,
-                      MPI_STATUS_IGNORE);
+        rc = ftc_p2p_recv(buffer, bytes, MPI_BYTE, status.MPI_SOURCE, FTC_TAG_TREE_MSG, net->comm,
+                          MPI_STATUS_IGNORE);
         if (rc != MPI_SUCCESS || (size_t)bytes < sizeof(wire_header)) {
             free(buffer);
             return rc != MPI_SUCCESS ? rc : MPI_ERR_TRUNCATE;
