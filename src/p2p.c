@@ -50,3 +50,29 @@ int ftc_p2p_waitany(int n, MPI_Request *requests, int *index, MPI_Status *status
     return MPI_Waitany(n, requests, index, status);
 #endif
 }
+
+void ftc_p2p_abandon(MPI_Request *request, bool is_receive)
+{
+    if (*request == MPI_REQUEST_NULL)
+        return;
+    if (is_receive) {
+        MPI_Cancel(request);
+        MPI_Wait(request, MPI_STATUS_IGNORE);
+    } else {
+        MPI_Request_free(request);
+    }
+    *request = MPI_REQUEST_NULL;
+}
+
+void ftc_p2p_retract(MPI_Request *receive)
+{
+    if (*receive == MPI_REQUEST_NULL)
+        return;
+    int cancelled = 0;
+    MPI_Cancel(receive);
+    if (MPI_Test(receive, &cancelled, MPI_STATUS_IGNORE) != MPI_SUCCESS || !cancelled) {
+        if (*receive != MPI_REQUEST_NULL)
+            MPI_Request_free(receive);
+    }
+    *receive = MPI_REQUEST_NULL;
+}

@@ -8,6 +8,8 @@
 #ifndef FTCOLL_P2P_H
 #define FTCOLL_P2P_H
 
+#include <stdbool.h>
+
 #include <mpi.h>
 
 /* Every tag of ftcoll's messages, on its private communicators: each is
@@ -58,5 +60,23 @@ int ftc_p2p_recv(void *buf, int count, MPI_Datatype type, int peer, int tag, MPI
  */
 int ftc_p2p_waitall(int n, MPI_Request *requests, MPI_Status *statuses);
 int ftc_p2p_waitany(int n, MPI_Request *requests, int *index, MPI_Status *status);
+
+/*
+ * A transfer stopped before it completed (a failure, a timeout): a receive
+ * is cancelled and waited for, so that it writes nothing into its buffer
+ * later (one whose message already came completes instead); a send is
+ * released, MPI finishing it on its own, so the caller must not touch its
+ * buffer while a receive may still take it. A null request is left alone;
+ * the request is null afterwards.
+ */
+void ftc_p2p_abandon(MPI_Request *request, bool is_receive);
+
+/*
+ * A receive that may never complete, even cancelled (ULFM keeps a wildcard
+ * receive a failure has fired pending until the failure is acknowledged):
+ * cancelled if that completes at once, released otherwise; never waits.
+ * The request is null afterwards.
+ */
+void ftc_p2p_retract(MPI_Request *receive);
 
 #endif

@@ -118,16 +118,8 @@ static int wait_watching(int n, MPI_Request *requests, MPI_Status *statuses, MPI
  * send to a peer that moved on may never complete, so it is released. */
 static void abandon(const ftc_xfer *xfers, int n, MPI_Request *requests)
 {
-    for (int i = 0; i < n; i++) {
-        if (requests[i] == MPI_REQUEST_NULL)
-            continue;
-        if (xfers[i].kind == FTC_XFER_RECV) {
-            MPI_Cancel(&requests[i]);
-            MPI_Wait(&requests[i], MPI_STATUS_IGNORE);
-        } else {
-            MPI_Request_free(&requests[i]);
-        }
-    }
+    for (int i = 0; i < n; i++)
+        ftc_p2p_abandon(&requests[i], xfers[i].kind == FTC_XFER_RECV);
 }
 
 static int run_step(const ftc_schedule *s, int step, const ftc_slots *slots, MPI_Comm comm,

@@ -92,15 +92,7 @@ bool ftc_ft_failure_known(const ftc_ft *ft) { return ft->failure_known; }
  * request per failure epoch, freed by MPI with its communicator). */
 static void retire_sentinel(ftc_ft *ft)
 {
-    if (ft->sentinel == MPI_REQUEST_NULL)
-        return;
-    int cancelled = 0;
-    MPI_Cancel(&ft->sentinel);
-    if (MPI_Test(&ft->sentinel, &cancelled, MPI_STATUS_IGNORE) != MPI_SUCCESS || !cancelled) {
-        if (ft->sentinel != MPI_REQUEST_NULL)
-            MPI_Request_free(&ft->sentinel);
-    }
-    ft->sentinel = MPI_REQUEST_NULL;
+    ftc_p2p_retract(&ft->sentinel);
 }
 
 MPI_Request *ftc_ft_sentinel(ftc_ft *ft)
@@ -336,17 +328,8 @@ bool ftc_ft_is_process_failure(int rc)
  */
 void ftc_ft_abandon(MPI_Request *requests, const int *expected, int n)
 {
-    for (int i = 0; i < n; i++) {
-        if (requests[i] == MPI_REQUEST_NULL)
-            continue;
-        if (expected && expected[i] >= 0) {
-            MPI_Cancel(&requests[i]);
-            MPI_Wait(&requests[i], MPI_STATUS_IGNORE);
-        } else {
-            MPI_Request_free(&requests[i]);
-        }
-        requests[i] = MPI_REQUEST_NULL;
-    }
+    for (int i = 0; i < n; i++)
+        ftc_p2p_abandon(&requests[i], expected && expected[i] >= 0);
 }
 
 static int check_size(const MPI_Status *status, int expected)

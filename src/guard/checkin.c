@@ -71,14 +71,6 @@ static int poll_until(int n, MPI_Request *requests, MPI_Status *statuses, int *d
     return MPI_SUCCESS;
 }
 
-static void cancel_receive(MPI_Request *request)
-{
-    if (*request == MPI_REQUEST_NULL)
-        return;
-    MPI_Cancel(request);
-    MPI_Wait(request, MPI_STATUS_IGNORE);
-}
-
 static int received_bytes(MPI_Status *status)
 {
     int bytes = 0;
@@ -107,7 +99,7 @@ static int gather_children(checkin *k, ftc_guard_record *record)
                                      k->comm->comm, &requests[i]);
         if (rc != MPI_SUCCESS) {
             for (int j = 0; j < i; j++)
-                cancel_receive(&requests[j]);
+                ftc_p2p_abandon(&requests[j], true);
             return ftc_fail_mpi(rc, "guard check-in: posting a receive failed");
         }
     }
@@ -116,7 +108,7 @@ static int gather_children(checkin *k, ftc_guard_record *record)
     for (int i = 0; i < nc; i++) {
         const int child = rank_of(k, k->node->children[i]);
         if (!done[i]) {
-            cancel_receive(&requests[i]);
+            ftc_p2p_abandon(&requests[i], true);
             ftc_guard_record_add_silent(record, child);
         } else if (rc == MPI_SUCCESS) {
             if (!ftc_guard_record_valid(&g->received[i], (size_t)received_bytes(&statuses[i])))
@@ -155,7 +147,7 @@ static int ask_parent(checkin *k, ftc_guard_record *record)
     rc = ftc_p2p_isend(record, (int)ftc_guard_record_bytes(record), MPI_BYTE, parent,
                        FTC_TAG_GUARD_UP, k->comm->comm, &requests[1]);
     if (rc != MPI_SUCCESS) {
-        cancel_receive(&requests[0]);
+        ftc_p2p_abandon(&requests[0], true);
         return ftc_fail_mpi(rc, "guard check-in: sending the report to rank %d failed", parent);
     }
     const double until = k->arrived + ftc_guard_decision_window(k->n, k->latecomer);
@@ -189,15 +181,14 @@ static int tell_children(checkin *k, const ftc_guard_record *record)
     }
     if (record->decision == FTC_GUARD_ABORT) {
         for (int i = 0; i < nc; i++)
-            if (requests[i] != MPI_REQUEST_NULL)
-                MPI_Request_free(&requests[i]);
+            ftc_p2p_abandon(&requests[i], false);
         return MPI_SUCCESS;
     }
     /* Every child is waiting for this message: it completes at once. */
     const int rc = poll_until(nc, requests, statuses, done, MPI_Wtime() + k->timeout);
     for (int i = 0; i < nc; i++)
-        if (!done[i] && requests[i] != MPI_REQUEST_NULL)
-            MPI_Request_free(&requests[i]);
+        if (!done[i])
+            ftc_p2p_abandon(&requests[i], false);
     return rc == MPI_SUCCESS ? MPI_SUCCESS
                              : ftc_fail_mpi(rc, "guard check-in: passing the decision failed");
 }
