@@ -10,8 +10,10 @@
  *              there reads no buffer after this
  *   records    every survivor's place (inside call v, between calls,
  *              leaving), the last call it completed, what its value
- *              holds and what that call's result held (Bruck allgather,
- *              log2 n steps, the epoch checked in every record)
+ *              holds and what that call's result held (Bruck's allgather
+ *              plan, plans/bruck.c, run by the schedule engine with the
+ *              sentinel watched: ceil(log2 n) steps, the epoch checked in
+ *              every record)
  *   reconcile  the same decision everywhere (reconcile.h)
  *   round      the collective's round (a recovery, or serving a kept
  *              result to late ranks), if the decision has one
@@ -34,6 +36,8 @@
 
 #include "../error.h"
 #include "../p2p.h"
+#include "../plans/bruck.h"
+#include "../schedule_exec.h"
 
 enum { SHRINK_ATTEMPTS = 100 };
 enum { FLAG_FINISHED = 1, FLAG_NO_ERROR = 2 };
@@ -109,41 +113,47 @@ static void write_record(const ftc_ft *ft, const meeting_memory *m, ftc_ft_place
     memcpy(r + REC_HEADER + m->words, ft->kept_held.words, sizeof(uint64_t) * (size_t)m->words);
 }
 
+/* The plan's run, every wait including the sentinel: a failure stops it
+ * (its receives cancelled, its sends released, schedule_exec.h) and gives
+ * FTC_DETECTED, as a watched wait's does (ftc_ft_wait). */
+static int run_exchange(ftc_ft *ft, const ftc_schedule *plan, const ftc_slots *slots)
+{
+    if (plan->nsteps > 0 && ft->failure_known)
+        return FTC_DETECTED;   /* no sentinel would say so: as ftc_ft_wait, stop at once */
+    ftc_exec_scratch scratch = { 0 };   /* no watchdog slot: a meeting reports no progress */
+    const int rc = ftc_schedule_run(plan, slots, ft->comm, FTC_TAG_FT_RECORDS, &scratch,
+                                    "ftcoll: the survivors' records", ftc_ft_sentinel(ft));
+    ftc_exec_scratch_free(&scratch);
+    return rc == FTC_EXEC_INTERRUPTED || ftc_ft_is_process_failure(rc) ? FTC_DETECTED : rc;
+}
+
 /*
- * Bruck allgather of fixed-size records over the epoch: at distance
- * d = 1, 2, 4, ... each sends the records it has (up to d) to the rank d
- * before it and receives as many from the rank d after it. Records are
- * kept rotated (slot j: epoch rank me + j) and put in order at the end.
+ * Bruck's allgather (plans/bruck.c) of fixed-size records over the epoch's
+ * communicator, whose ranks 0..n-1 are the participants in rank order: the
+ * plan addresses them as they are. Records arrive rotated (the plan's
+ * layout) and are put in epoch order at the end.
  */
 static int exchange_records(ftc_ft *ft, meeting_memory *m)
 {
-    const int n = m->n, me = ft->live_index, words = m->record;
-    uint64_t *rotated = malloc(sizeof(uint64_t) * (size_t)n * (size_t)words);
-    if (!rotated)
+    const size_t record_bytes = sizeof(uint64_t) * (size_t)m->record;
+    ftc_schedule plan;
+    ftc_schedule_init(&plan, ft->live_index, m->n);
+    uint64_t *rotated = malloc(record_bytes * (size_t)m->n);
+    if (!rotated || !ftc_plan_bruck(&plan)) {
+        free(rotated);
+        ftc_schedule_destroy(&plan);
         return ftc_fail(MPI_ERR_NO_MEM, "ftcoll: out of memory");
-    memcpy(rotated, m->mine, sizeof(uint64_t) * (size_t)words);
-    int rc = MPI_SUCCESS;
-    for (int d = 1; d < n && rc == MPI_SUCCESS; d *= 2) {
-        const int records = d < n - d ? d : n - d;
-        const int count = records * words;
-        MPI_Request r[2] = { MPI_REQUEST_NULL, MPI_REQUEST_NULL };
-        const int expected[2] = { count * (int)sizeof(uint64_t), -1 };
-        rc = ftc_p2p_irecv(rotated + (size_t)d * (size_t)words, count, MPI_UINT64_T, (me + d) % n,
-                           FTC_TAG_FT_RECORDS, ft->comm, &r[0]);
-        if (rc == MPI_SUCCESS)
-            rc = ftc_p2p_isend(rotated, count, MPI_UINT64_T, (me - d + n) % n, FTC_TAG_FT_RECORDS,
-                               ft->comm, &r[1]);
-        if (rc == MPI_SUCCESS) {
-            rc = ftc_ft_wait(ft, r, expected, 2);
-        } else {
-            ftc_ft_abandon(r, expected, 2);
-            rc = ftc_ft_is_process_failure(rc) ? FTC_DETECTED : rc;
-        }
     }
-    for (int j = 0; rc == MPI_SUCCESS && j < n; j++)
-        memcpy(m->all + (size_t)((me + j) % n) * (size_t)words,
-               rotated + (size_t)j * (size_t)words, sizeof(uint64_t) * (size_t)words);
+    const ftc_slots slots = { .base = (char *)rotated, .stride = (MPI_Aint)record_bytes,
+                              .count = m->record, .type = MPI_UINT64_T, .contiguous = true,
+                              .slot_bytes = record_bytes };
+    memcpy(ftc_slot(&slots, plan.own_slot), m->mine, record_bytes);
+    int rc = run_exchange(ft, &plan, &slots);
+    for (int j = 0; rc == MPI_SUCCESS && j < m->n; j++)
+        memcpy(m->all + (size_t)ftc_schedule_block_of_slot(&plan, j) * (size_t)m->record,
+               ftc_slot(&slots, j), record_bytes);
     free(rotated);
+    ftc_schedule_destroy(&plan);
     if (rc != MPI_SUCCESS && rc != FTC_DETECTED)
         return ftc_fail_mpi(rc, "ftcoll: exchanging where the survivors are");
     return rc;
