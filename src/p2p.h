@@ -1,9 +1,22 @@
 /*
- * The point-to-point layer every algorithm's messages go through.
+ * The point-to-point layer every message of ftcoll goes through.
  *
- * Today it forwards to MPI; it is the one place where ftcoll will delay
- * messages to emulate a network, inject failures and watch for hangs, so no
- * algorithm calls MPI_Isend/MPI_Irecv directly.
+ * The rule: a message is posted, probed and taken in here only
+ * (ftc_p2p_isend, _irecv, _iprobe, _recv), its tag is one of the enum
+ * below, and a transfer stopped before it completed is cancelled or
+ * released here only (ftc_p2p_abandon, ftc_p2p_retract): no other file
+ * calls MPI_Isend, MPI_Irecv, MPI_Iprobe, MPI_Recv, MPI_Cancel or
+ * MPI_Request_free. A request may be completed anywhere with an MPI_Test*
+ * poll or an MPI_Wait on that one request; a blocking wait on several goes
+ * through ftc_p2p_waitall / ftc_p2p_waitany, never MPI_Waitall / _Waitany /
+ * _Waitsome (why: below). Not messages, so not here: the collectives
+ * ftcoll calls inside itself (PMPI_Barrier, MPIX_Comm_agree, ...), and
+ * buffer.c's empty MPI_Send to MPI_PROC_NULL, which sends nothing and only
+ * asks Open MPI whether a datatype is committed.
+ *
+ * It forwards to MPI_, not PMPI_: the PMPI layer (src/pmpi/) defines no
+ * point-to-point function, so both names reach the same one in libftcoll
+ * and in libftcoll-pmpi.
  */
 #ifndef FTCOLL_P2P_H
 #define FTCOLL_P2P_H
