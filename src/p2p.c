@@ -1,3 +1,4 @@
+/* The point-to-point layer over MPI; the rule it keeps is in p2p.h. */
 #include "p2p.h"
 
 int ftc_p2p_isend(const void *buf, int count, MPI_Datatype type, int peer, int tag,

@@ -1,3 +1,4 @@
+/* The engine that runs a schedule over MPI; see schedule_exec.h. */
 #include "schedule_exec.h"
 
 #include <stdbool.h>
