@@ -160,8 +160,19 @@ function(ftcoll_env_tests prefix target label)
   ftcoll_mpi_test(${prefix}.env.algorithm_number 2 ${target} LABEL ${label}
     EXPECT "${FTCOLL_ENV_OK}" ENV FTCOLL_ALLGATHER_ALGORITHM=7
     ARGS --expect-algorithm sparbit)
-  ftcoll_mpi_test(${prefix}.env.algorithm_differs 3 ${target} LABEL ${label}
-    EXPECT "${FTCOLL_ENV_OK}" ARGS --algorithm-per-parity ring recursive_doubling)
+  # Settings that shape messages must be equal on every rank (one agreement
+  # at ftc_comm_create): VARIABLE, its value on even and odd ranks ("" unset),
+  # the setting the message names.
+  foreach(case "algorithm FTCOLL_ALLGATHER_ALGORITHM ring recursive_doubling FTCOLL_ALLGATHER_ALGORITHM"
+               "strict FTCOLL_STRICT 0 1 FTCOLL_STRICT"
+               "tag_window FTCOLL_TAG_WINDOW 64 128 FTCOLL_TAG_WINDOW"
+               "guard FTCOLL_GUARD every=1 every=2 FTCOLL_GUARD"
+               "bcast FTCOLL_BCAST binomial - FTCOLL_BCAST")
+    separate_arguments(fields UNIX_COMMAND "${case}")
+    list(POP_FRONT fields name)
+    ftcoll_mpi_test(${prefix}.env.${name}_differs 3 ${target} LABEL ${label}
+      EXPECT "${FTCOLL_ENV_OK}" ARGS --per-parity ${fields})
+  endforeach()
   ftcoll_mpi_test(${prefix}.env.algorithm_bogus 3 ${target} LABEL ${label}
     EXPECT "${FTCOLL_ENV_OK}" ENV FTCOLL_ALLGATHER_ALGORITHM=bogus
     ARGS --expect-rejected FTCOLL_ALLGATHER_ALGORITHM ${algorithms})

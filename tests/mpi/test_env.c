@@ -114,13 +114,20 @@ static int expect_rejected(const char *variable, char **valid_words, int n_words
     return f;
 }
 
-static int expect_disagreement_rejected(const char *even, const char *odd)
+/* `variable` set to `even` on even ranks, `odd` on odd ones ("-"
+ * unsets it): every rank must refuse, naming `setting` and "differs". */
+static int expect_disagreement_rejected(const char *variable, const char *even, const char *odd,
+                                        const char *setting)
 {
-    setenv("FTCOLL_ALLGATHER_ALGORITHM", my_rank % 2 == 0 ? even : odd, 1);
+    const char *mine = my_rank % 2 == 0 ? even : odd;
+    if (strcmp(mine, "-") != 0)
+        setenv(variable, mine, 1);
+    else
+        unsetenv(variable);
     const int f = expect_create_rejected();
     if (f)
         return f;
-    return expect_mention(ftc_error_message(), "FTCOLL_ALLGATHER_ALGORITHM")
+    return expect_mention(ftc_error_message(), setting)
          + expect_mention(ftc_error_message(), "differs");
 }
 
@@ -135,10 +142,11 @@ int main(int argc, char **argv)
         f = expect_algorithm(argv[2], p);
     else if (argc >= 3 && strcmp(argv[1], "--expect-rejected") == 0)
         f = expect_rejected(argv[2], argv + 3, argc - 3);
-    else if (argc == 4 && strcmp(argv[1], "--algorithm-per-parity") == 0)
-        f = expect_disagreement_rejected(argv[2], argv[3]);
+    else if (argc == 6 && strcmp(argv[1], "--per-parity") == 0)
+        f = expect_disagreement_rejected(argv[2], argv[3], argv[4], argv[5]);
     else
-        f = failed("usage", "test_env --expect-algorithm NAME | --expect-rejected VARIABLE [WORD...]");
+        f = failed("usage", "test_env --expect-algorithm NAME | --expect-rejected VARIABLE "
+                            "[WORD...] | --per-parity VARIABLE EVEN ODD SETTING");
 
     int failures = 0;
     MPI_Allreduce(&f, &failures, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
