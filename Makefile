@@ -48,7 +48,7 @@ TORTURE_JOBS ?= 100
 TORTURE_ARGS ?=
 
 .PHONY: all deps build build-mpich test test-ulfm test-mpich run bench bench-allgather \
-        bench-allreduce bench-recovery bench-guard bench-tree torture install package clean
+        bench-allreduce bench-recovery bench-guard bench-tree bench-native torture install package clean
 
 all: build
 
@@ -97,7 +97,12 @@ run-api: build
 	  $(BUILD)/ftcoll-demo
 
 # The benchmarks against native Open MPI (results in bench-results/).
-bench: bench-allgather bench-allreduce bench-recovery bench-guard bench-pmpi bench-tree
+bench: bench-native bench-allgather bench-allreduce bench-recovery bench-guard bench-pmpi bench-tree
+
+# As users time collectives: back-to-back calls through the PMPI layer
+# against MPI's own in the same run, p = 2 4 8 (CSV and chart in bench-results/).
+bench-native: build
+	FTCOLL_BENCH_NATIVE=$(BUILD)/bench/ftcoll-bench-native scripts/bench-native.sh
 
 bench-allgather: build
 	scripts/bench-allgather.sh $(RANKS) $(BUILD)/bench/ftcoll-bench
