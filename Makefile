@@ -7,8 +7,9 @@
 #               unmodified MPI programs under ftcrun on $(RANKS) ranks while
 #               ranks are killed, with ftcrun's summary; then the
 #               fault-tolerant allreduce through ftcoll's API (make run-api)
-#   make bench  the benchmarks against native Open MPI (allgather, allreduce,
-#               allreduce recovery, guard), the PMPI layer's overhead (pmpi)
+#   make bench  the benchmarks against native Open MPI (native: back-to-back
+#               calls through the PMPI layer, as users time them; allgather,
+#               allreduce, allreduce recovery, guard), the layer's overhead (pmpi)
 #               and the thesis's broadcast-tree experiments (tree);
 #               bench-allgather etc. run one of them
 #   make install PREFIX=DIR   installs the library, headers, ftcrun, the

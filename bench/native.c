@@ -206,7 +206,7 @@ static int usage(void)
 static int parse(int argc, char **argv, options *o)
 {
     *o = (options){ .min_bytes = 4, .max_bytes = 1024 * 1024, .rounds = 15,
-                    .block_seconds = 0.002, .csv = NULL };
+                    .block_seconds = 0.01, .csv = NULL };
     for (int i = 1; i < argc; i++) {
         const char *value = i + 1 < argc ? argv[i + 1] : NULL;
         if (!value)
