@@ -339,54 +339,34 @@ static int check_size(const MPI_Status *status, int expected)
     return got == expected ? MPI_SUCCESS : MPI_ERR_TRUNCATE;
 }
 
-/*
- * The sentinel is tested once every SENTINEL_POLLS polls of the transfers,
- * not in every one: testing a wildcard receive makes Open MPI ask whether
- * any rank of the group failed, which on the critical path of a small call
- * costs about a tenth of its time. A failure is then seen at most
- * SENTINEL_POLLS polls (microseconds) later, against ULFM's notice of
- * milliseconds; a transfer with a dead peer fails at once as before.
- * Polls, never a blocking wait: p2p.h says why.
- */
-enum { SENTINEL_POLLS = 64 };
-
-static int test_sentinel(ftc_ft *ft)
-{
-    if (ft->sentinel == MPI_REQUEST_NULL)
-        return MPI_SUCCESS;
-    int fired = 0;
-    const int rc = MPI_Test(&ft->sentinel, &fired, MPI_STATUS_IGNORE);
-    return rc == MPI_SUCCESS && fired ? MPI_ERR_INTERN   /* a message on its private comm */
-                                      : rc;
-}
-
 int ftc_ft_wait(ftc_ft *ft, MPI_Request *requests, const int *expected, int n)
 {
     if (ft->failure_known) {
         ftc_ft_abandon(requests, expected, n);
         return FTC_DETECTED;
     }
+    MPI_Request all[FTC_FT_MAX_WAIT + 1];
     int pending = 0;
-    for (int i = 0; i < n; i++)
+    for (int i = 0; i < n; i++) {
+        all[i] = requests[i];
         pending += requests[i] != MPI_REQUEST_NULL;
-    int rc = MPI_SUCCESS;
-    for (unsigned poll = 1; pending > 0 && rc == MPI_SUCCESS; poll++) {
-        int index = MPI_UNDEFINED, done = 1;
-        MPI_Status status;
-        if (ft->sentinel == MPI_REQUEST_NULL)   /* without ULFM: nothing to watch */
-            rc = ftc_p2p_waitany(n, requests, &index, &status);
-        else
-            rc = MPI_Testany(n, requests, &index, &done, &status);
-        if (rc != MPI_SUCCESS || (done && index == MPI_UNDEFINED))
-            break;
-        if (done) {
-            if (expected && expected[index] >= 0)
-                rc = check_size(&status, expected[index]);
-            pending--;
-        } else if (poll % SENTINEL_POLLS == 0) {
-            rc = test_sentinel(ft);
-        }
     }
+    all[n] = ft->sentinel;
+    int rc = MPI_SUCCESS;
+    while (pending > 0 && rc == MPI_SUCCESS) {
+        int index = MPI_UNDEFINED;
+        MPI_Status status;
+        rc = ftc_p2p_waitany(n + 1, all, &index, &status);   /* never MPI_Waitany: p2p.h */
+        if (rc == MPI_SUCCESS && index == n)
+            rc = MPI_ERR_INTERN;   /* a message on the sentinel's private communicator */
+        else if (rc == MPI_SUCCESS && index == MPI_UNDEFINED)
+            break;
+        else if (rc == MPI_SUCCESS && expected && expected[index] >= 0)
+            rc = check_size(&status, expected[index]);
+        pending--;
+    }
+    memcpy(requests, all, sizeof(MPI_Request) * (size_t)n);
+    ft->sentinel = all[n];
     if (rc == MPI_SUCCESS)
         return MPI_SUCCESS;
     ftc_ft_abandon(requests, expected, n);

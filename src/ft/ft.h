@@ -33,6 +33,9 @@
 /* Internal result: a process failure was detected; the caller meets. */
 enum { FTC_DETECTED = -1 };
 
+/* Waits are over at most this many requests besides the sentinel. */
+enum { FTC_FT_MAX_WAIT = 4 };
+
 /* Calls of the tag window: the default, and the bounds of FTCOLL_TAG_WINDOW. */
 enum { FTC_FT_TAG_WINDOW = 8192, FTC_FT_TAG_WINDOW_MIN = 4, FTC_FT_TAG_WINDOW_MAX = 16384 };
 
@@ -74,8 +77,8 @@ MPI_Request *ftc_ft_sentinel(ftc_ft *ft);
 bool ftc_ft_failure_known(const ftc_ft *ft);
 
 /*
- * Waits for `n` requests (null ones allowed), watching the sentinel. A
- * process failure (of a peer, or the sentinel's) cancels the
+ * Waits for up to FTC_FT_MAX_WAIT requests (null ones allowed) and the
+ * sentinel. A process failure (of a peer, or the sentinel's) cancels the
  * receives, releases the sends and returns FTC_DETECTED; other errors come
  * back as MPI error codes. A receive is checked to have brought exactly
  * expected[i] bytes (expected: NULL, or -1 for sends): MPI_ERR_TRUNCATE.
