@@ -32,6 +32,7 @@
  * cancels slow spells that hit both calls of an iteration.
  */
 #include "bench.h"
+#include "median.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -139,21 +140,14 @@ bool bench_parse_positive_seconds(const char *text, double *out)
 
 /* ---- statistics ------------------------------------------------------------- */
 
-static int compare_doubles(const void *a, const void *b)
-{
-    const double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 void bench_stats_of(double *samples, int n, bench_stats *out)
 {
-    qsort(samples, (size_t)n, sizeof(*samples), compare_doubles);
+    out->median = bench_median(samples, n);   /* sorted from here on */
     double sum = 0.0;
     for (int i = 0; i < n; i++)
         sum += samples[i];
     out->mean = sum / n;
     out->min = samples[0];
-    out->median = n % 2 ? samples[n / 2] : (samples[n / 2 - 1] + samples[n / 2]) / 2.0;
     /* Nearest rank: the smallest sample with at least 90% of them at or below it. */
     const int p90_rank = (9 * n + 9) / 10;   /* ceil(0.9 n), 1-based */
     out->p90 = samples[p90_rank - 1];

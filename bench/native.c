@@ -31,6 +31,7 @@
 #include <mpi.h>
 
 #include "ftcoll.h"
+#include "median.h"
 
 enum { MAX_ROUNDS = 200, MIN_CALLS = 3, MAX_CALLS = 2000 };
 
@@ -141,18 +142,6 @@ static int calls_per_block(const collective *c, int bytes, double seconds)
     return wanted < MIN_CALLS ? MIN_CALLS : wanted > MAX_CALLS ? MAX_CALLS : (int)wanted;
 }
 
-static int by_value(const void *a, const void *b)
-{
-    const double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof(double), by_value);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
 typedef struct {
     long min_bytes, max_bytes;
     int rounds;
@@ -174,7 +163,8 @@ static void measure(const collective *c, int bytes, const options *o, FILE *csv)
         if (!native_first)
             native[r] = time_block(c, bytes, calls, 1);
     }
-    const double l = median(layer, o->rounds) * 1e6, n = median(native, o->rounds) * 1e6;
+    const double l = bench_median(layer, o->rounds) * 1e6;
+    const double n = bench_median(native, o->rounds) * 1e6;
     if (rank != 0)
         return;
     printf("%-10s %9d %6d %12.2f %12.2f %8.3f\n", c->name, c->sized ? bytes : 0, calls, l, n,

@@ -23,6 +23,7 @@
 #include <mpi.h>
 
 #include "ftcoll.h"
+#include "median.h"
 #include "pmpi/layer.h"
 
 enum { DOUBLES = 8, BCAST_BYTES = 1024, MAX_ROUNDS = 1000 };
@@ -101,18 +102,6 @@ static double time_calls(int (*call)(void), int calls)
     return slowest;
 }
 
-static int by_value(const void *a, const void *b)
-{
-    const double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof(double), by_value);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
 int main(int argc, char **argv)
 {
     int rounds = 30, calls = 200;
@@ -165,7 +154,8 @@ int main(int argc, char **argv)
         printf("%-30s %-15s %10s %10s %10s %8s %7s\n", "case", "compared with", "layer us",
                "direct us", "overhead", "%", "target");
         for (int c = 0; c < CASES; c++) {
-            const double l = median(layered[c], rounds) * 1e6, d = median(direct[c], rounds) * 1e6;
+            const double l = bench_median(layered[c], rounds) * 1e6;
+            const double d = bench_median(direct[c], rounds) * 1e6;
             const double over = l - d, pct = 100.0 * over / d;
             const double allowed = 0.02 * d > 0.2 ? 0.02 * d : 0.2;
             const char *verdict = over <= allowed ? "PASS" : "MISS";
