@@ -1,7 +1,23 @@
 #include "args.h"
 
+#include <stdlib.h>
+#include <string.h>
+
 #include "buffer.h"
 #include "error.h"
+
+int ftc_read_switch(const char *variable, bool *on)
+{
+    const char *text = getenv(variable);
+    *on = false;
+    if (!text || !*text || strcmp(text, "0") == 0)
+        return MPI_SUCCESS;
+    if (strcmp(text, "1") == 0) {
+        *on = true;
+        return MPI_SUCCESS;
+    }
+    return ftc_fail(MPI_ERR_ARG, "%s=\"%s\": expected 0 or 1", variable, text);
+}
 
 int ftc_check_comm(const char *call, ftc_comm_t comm)
 {

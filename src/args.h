@@ -1,14 +1,21 @@
 /*
- * The argument checks the public calls share, so that the same mistake gets
- * the same words from every call. Each returns MPI_SUCCESS, or the error
+ * The argument checks the public calls share, and the parser of the
+ * FTCOLL_* switches, so that the same mistake gets the same words from
+ * every call and every setting. Each returns MPI_SUCCESS, or the error
  * class with a message naming the call and the argument (error.h).
  */
 #ifndef FTCOLL_ARGS_H
 #define FTCOLL_ARGS_H
 
+#include <stdbool.h>
+
 #include <mpi.h>
 
 #include "ftcoll.h"
+
+/* An FTCOLL_* switch from the environment: unset, empty or "0" is off,
+ * "1" on; anything else is MPI_ERR_ARG naming the variable and the value. */
+int ftc_read_switch(const char *variable, bool *on);
 
 /* MPI_ERR_COMM for a NULL ftcoll communicator. */
 int ftc_check_comm(const char *call, ftc_comm_t comm);

@@ -20,7 +20,7 @@ struct ftc_comm {
     MPI_Comm comm;              /* private duplicate, MPI_ERRORS_RETURN */
     int rank;
     int size;
-    int verbose;                /* FTCOLL_VERBOSE */
+    bool verbose;               /* FTCOLL_VERBOSE */
     MPI_Comm self;              /* MPI_COMM_SELF's duplicate, MPI_ERRORS_RETURN: for
                                  * checks whose errors MPI would raise fatally */
 

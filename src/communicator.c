@@ -15,7 +15,6 @@
 
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "agree.h"
 #include "args.h"
@@ -40,22 +39,10 @@ static const ftc_module *const modules[] = {
 };
 #undef TABLE_OF
 enum { MODULES = sizeof(modules) / sizeof(modules[0]) };
+_Static_assert(MODULES * FTC_MODULE_AGREED_MAX <= FTC_AGREE_MAX,
+               "one agreement must hold every module's values");
 
 /* ---- the communicator's own settings ---------------------------------------------- */
-
-/* FTCOLL_VERBOSE: 0 (default) or 1 (rank 0 logs algorithm choices). */
-static int read_verbose(int *verbose)
-{
-    const char *text = getenv("FTCOLL_VERBOSE");
-    *verbose = 0;
-    if (!text || !*text)
-        return MPI_SUCCESS;
-    if (strcmp(text, "0") == 0 || strcmp(text, "1") == 0) {
-        *verbose = text[0] - '0';
-        return MPI_SUCCESS;
-    }
-    return ftc_fail(MPI_ERR_ARG, "FTCOLL_VERBOSE=\"%s\": expected 0 or 1", text);
-}
 
 static int check_usable(MPI_Comm comm)
 {
@@ -142,8 +129,8 @@ static int agree_on_settings(ftc_comm_t c, int settings_rc)
     for (int m = 0; m < MODULES && settings_rc == MPI_SUCCESS; m++)
         if (modules[m]->agreed)
             n += modules[m]->agreed(c, values + n);
-    return ftc_agree_equal(c->comm, settings_rc, values, settings_rc == MPI_SUCCESS ? n : 0,
-                           "ftc_comm_create", "rejected its FTCOLL_* settings");
+    return ftc_agree_equal(c->comm, settings_rc, values, n, "ftc_comm_create",
+                           "rejected its FTCOLL_* settings");
 }
 
 /* Every start runs on every rank (each may be collective), then the ranks
@@ -176,7 +163,8 @@ int ftc_comm_create(MPI_Comm comm, ftc_comm_t *out)
     c->self = MPI_COMM_NULL;
     c->checked_op = MPI_OP_NULL;
     c->checked_type = MPI_DATATYPE_NULL;
-    const int verbose_rc = read_verbose(&c->verbose);
+    /* FTCOLL_VERBOSE: rank 0 logs algorithm choices */
+    const int verbose_rc = ftc_read_switch("FTCOLL_VERBOSE", &c->verbose);
     rc = duplicate(c, comm);
     if (rc == MPI_SUCCESS)
         rc = create_modules(c);

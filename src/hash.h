@@ -18,6 +18,9 @@ uint64_t ftc_hash_bytes(uint64_t h, const void *bytes, size_t n);
 /* The hash of a NUL-terminated string (its bytes, not the NUL). */
 uint64_t ftc_hash_text(const char *text);
 
+/* The hash of this host's name: equal on the ranks that share a host. */
+uint64_t ftc_hash_host(void);
+
 /* `h` folded to 31 bits: a non-negative int, for comparing through MPI_INT. */
 int ftc_hash_int(uint64_t h);
 

@@ -5,8 +5,8 @@
  * public calls that read or change it.
  */
 #include <stdlib.h>
-#include <string.h>
 
+#include "../args.h"
 #include "../error.h"
 #include "../module.h"
 #include "ft_call.h"
@@ -33,20 +33,6 @@ static int allreduce_create(ftc_comm_t comm)
     return MPI_SUCCESS;
 }
 
-/* FTCOLL_STRICT: 0 (default) or 1 (see ftc_allreduce_set_strict). */
-static int read_strict(bool *strict)
-{
-    const char *text = getenv("FTCOLL_STRICT");
-    *strict = false;
-    if (!text || !*text || strcmp(text, "0") == 0)
-        return MPI_SUCCESS;
-    if (strcmp(text, "1") == 0) {
-        *strict = true;
-        return MPI_SUCCESS;
-    }
-    return ftc_fail(MPI_ERR_ARG, "FTCOLL_STRICT=\"%s\": expected 0 or 1", text);
-}
-
 static int read_injections(ftc_inject_plan *plan)
 {
     char why[256];
@@ -57,7 +43,8 @@ static int read_injections(ftc_inject_plan *plan)
 
 static int allreduce_read_settings(ftc_comm_t comm)
 {
-    int rc = read_strict(&comm->allreduce->strict);
+    /* FTCOLL_STRICT: see ftc_allreduce_set_strict */
+    int rc = ftc_read_switch("FTCOLL_STRICT", &comm->allreduce->strict);
     return rc == MPI_SUCCESS ? read_injections(&comm->allreduce->inject) : rc;
 }
 

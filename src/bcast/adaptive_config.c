@@ -1,12 +1,12 @@
-#define _POSIX_C_SOURCE 200809L /* gethostname */
 /*
  * ftc_bcast over a tree that follows the network: its configuration.
  *
  *   request:     ftc_bcast_configure's arguments, or FTCOLL_BCAST, FTCOLL_TREE
  *                and FTCOLL_TOPOLOGY at ftc_comm_create, parsed; a topology
- *                file loaded and hashed
+ *                file loaded and hashed; every rank must ask alike (agreed
+ *                with the communicator's settings, or by ftc_bcast_configure)
  *   set-up:      before any broadcast, so that none pays for the measuring:
- *                agree on the settings, the topology and the sites;
+ *                one host when a topology is emulated, the sites;
  *                a private communicator and the emulated network on it;
  *                then the first measurement and construction (adaptive.c)
  *
@@ -17,7 +17,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "../comm.h"
 #include "../error.h"
@@ -236,11 +235,9 @@ int ftc_tree_bcast_wanted(ftc_comm_t comm)
 /* The emulation's clock is this host's: every rank must be on it. */
 static int check_one_host(ftc_comm_t comm)
 {
-    char host[256] = "";
-    gethostname(host, sizeof host - 1);
     const ftc_equal_value host_hash = {
         "the host (an emulated topology's delays use one host's clock: every rank must run "
-        "on it)", ftc_hash_int(ftc_hash_text(host)), NULL };
+        "on it)", ftc_hash_int(ftc_hash_host()), NULL };
     return ftc_agree_equal(comm->comm, MPI_SUCCESS, &host_hash, 1, "ftc_bcast",
                            "could not check its host");
 }

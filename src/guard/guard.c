@@ -2,7 +2,7 @@
  * Guarded collectives: settings, raising errors and warnings, the stop,
  * the warnings tally, and the public calls (ftcoll.h).
  */
-#define _POSIX_C_SOURCE 200809L /* gethostname, kill */
+#define _POSIX_C_SOURCE 200809L /* getpid, kill */
 #include "guard.h"
 
 #include <signal.h>
@@ -70,21 +70,13 @@ static int check_watchdog_action(ftc_watchdog_action action, const char *who)
 #endif
 }
 
-/* Equal on the ranks of one host. */
-static long host_hash(void)
-{
-    char name[256] = "";
-    gethostname(name, sizeof(name) - 1);
-    return (long)(ftc_hash_text(name) >> 1);
-}
-
 static int learn_hosts_and_pids(ftc_comm_t c)
 {
     ftc_guard_state *g = c->guard;
     g->host_pid = malloc(sizeof(long) * 2 * (size_t)c->size);
     if (!g->host_pid)
         return ftc_fail(MPI_ERR_NO_MEM, "ftc_comm_create: out of memory");
-    const long mine[2] = { host_hash(), (long)getpid() };
+    const long mine[2] = { (long)(ftc_hash_host() >> 1), (long)getpid() };
     const int rc = PMPI_Allgather(mine, 2, MPI_LONG, g->host_pid, 2, MPI_LONG, c->comm);
     return rc == MPI_SUCCESS ? MPI_SUCCESS
                              : ftc_fail_mpi(rc, "ftc_comm_create: exchanging process ids failed");
