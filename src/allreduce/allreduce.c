@@ -81,7 +81,10 @@ int ftc_allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype ty
     const size_t bytes = (size_t)extent * (size_t)count;
     if (sendbuf != MPI_IN_PLACE && count > 0)
         memmove(recvbuf, sendbuf, bytes);
-    rc = ftc_ft_allreduce_run(comm, recvbuf, count, type, op, bytes);
+    /* an input aliasing the result (MPI forbids it, some programs do it)
+     * is no input kept unchanged */
+    const bool input_kept = sendbuf != MPI_IN_PLACE && sendbuf != recvbuf;
+    rc = ftc_ft_allreduce_run(comm, input_kept ? sendbuf : NULL, recvbuf, count, type, op, bytes);
     ftc_guard_leave(comm);
     return rc;
 }

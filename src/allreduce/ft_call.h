@@ -16,6 +16,7 @@
 #include "../ft/ft.h"
 #include "../inject.h"
 #include "recursive_doubling.h"
+#include "select.h"
 
 struct ftc_allreduce_state {
     bool strict;                /* FTCOLL_STRICT: S short of every rank is an error */
@@ -34,6 +35,15 @@ struct ftc_allreduce_state {
     char *packed_out, *packed_in;
     size_t packed_out_capacity, packed_in_capacity;
 
+    /* FTCOLL_ALLREDUCE_ALGORITHM: auto (the decision table) or one for
+     * every call */
+    ftc_allreduce_algorithm algorithm;
+
+    /* an in-place call's input, kept while a Rabenseifner attempt
+     * overwrites it: a failure restarts from it */
+    char *input_copy;
+    size_t input_copy_capacity;
+
     ftc_holdings call_held;     /* a call's holdings and live ranks at its start: */
     ftc_holdings call_alive;    /* kept here so that a call allocates nothing */
 
@@ -50,7 +60,11 @@ typedef struct {
     MPI_Datatype type;
     MPI_Op op;                    /* MPI_OP_NULL when serving a kept result */
     size_t bytes;                 /* extent x count: what a copy of the value moves */
+    int type_size;                /* bytes an element carries on the wire */
+    size_t extent;                /* bytes an element spans in memory */
     int wire_bytes;               /* size x count: what a message of it carries */
+    const void *input;            /* this rank's contribution, unchanged during the call */
+    ftc_allreduce_algorithm algorithm;   /* of the failure-free attempt */
     char *current;                /* this rank's value so far */
     char *incoming;               /* where a partner's value arrives */
     long number;                  /* the call's number on the communicator, from 1 */
@@ -80,6 +94,25 @@ void ftc_ft_report_progress(const ftc_ft_call *c, const char *doing, int peer);
  * compute the same bits.
  */
 void ftc_ft_combine(ftc_ft_call *c, bool partner_is_higher);
+
+/*
+ * One transfer with `peer`: `send_count` elements of the call's type from
+ * `send`, `receive_count` into `receive`. MPI_SUCCESS, FTC_DETECTED, or an
+ * error with the call's context.
+ */
+int ftc_ft_exchange(ftc_ft_call *c, const void *send, int send_count, void *receive,
+                    int receive_count, int peer);
+
+/* The folds of recursive_doubling.h, shared by every algorithm: a spare's
+ * whole part; an active's receiving its spare's value and combining it;
+ * an active's handing the result back. */
+int ftc_ft_run_as_spare(ftc_ft_call *c, int active);
+int ftc_ft_fold_in(ftc_ft_call *c, int spare);
+int ftc_ft_fold_out(ftc_ft_call *c, int spare);
+
+/* The failure-free attempt by Rabenseifner's algorithm (ft_rabenseifner.c);
+ * c->progress.complete once this rank holds the result. */
+int ftc_ft_run_rabenseifner(ftc_ft_call *c);
 
 /* An error other than a process failure, with the call's context. */
 int ftc_ft_error(int rc, const char *what, int peer);

@@ -15,6 +15,10 @@
  *          return    the result, S, the failed ranks; the result is kept
  *                    for ranks that may still need it (late ranks)
  *
+ * Large vectors run Rabenseifner's algorithm instead (ft_rabenseifner.c,
+ * chosen by select.c); a failure before it completed restarts each
+ * survivor from its input, and the meeting finishes the call the same way.
+ *
  * Cost without failure: log2 p exchanges (+2 with a spare), as plain
  * recursive doubling; the sentinel stays posted on its own communicator.
  */
@@ -107,15 +111,16 @@ static int receive_value(ftc_ft_call *c, void *into, int peer)
     return ftc_ft_complete_transfer(c, rc, r, expected, 1, "receiving from", peer);
 }
 
-static int exchange_values(ftc_ft_call *c, int peer)
+int ftc_ft_exchange(ftc_ft_call *c, const void *send, int send_count, void *receive,
+                    int receive_count, int peer)
 {
     MPI_Request r[2] = { MPI_REQUEST_NULL, MPI_REQUEST_NULL };
-    const int expected[2] = { c->wire_bytes, -1 };
+    const int expected[2] = { c->type_size * receive_count, -1 };
     const MPI_Comm comm = ftc_ft_epoch_comm(c->ft);
-    int rc = ftc_p2p_irecv(c->incoming, c->count, c->type, peer, c->tag_of_call, comm, &r[0]);
+    int rc = ftc_p2p_irecv(receive, receive_count, c->type, peer, c->tag_of_call, comm, &r[0]);
     if (rc == MPI_SUCCESS) {
         ftc_ft_die_if_injected(c, FTC_INJECT_BEFORE_SEND, NULL);
-        rc = ftc_p2p_isend(c->current, c->count, c->type, peer, c->tag_of_call, comm, &r[1]);
+        rc = ftc_p2p_isend(send, send_count, c->type, peer, c->tag_of_call, comm, &r[1]);
         if (rc == MPI_SUCCESS)
             ftc_ft_die_if_injected(c, FTC_INJECT_AFTER_SEND, &r[1]);
     }
@@ -135,7 +140,7 @@ void ftc_ft_combine(ftc_ft_call *c, bool partner_is_higher)
     }
 }
 
-static int run_as_spare(ftc_ft_call *c, int active)
+int ftc_ft_run_as_spare(ftc_ft_call *c, int active)
 {
     c->step = FTC_INJECT_STEP_FOLD_IN;
     int rc = send_value(c, active);
@@ -156,38 +161,72 @@ static int run_as_spare(ftc_ft_call *c, int active)
     return MPI_SUCCESS;
 }
 
+int ftc_ft_fold_in(ftc_ft_call *c, int spare)
+{
+    c->step = FTC_INJECT_STEP_FOLD_IN;
+    ftc_ft_die_if_injected(c, FTC_INJECT_BEFORE_SEND, NULL);   /* an active sends nothing */
+    const int rc = receive_value(c, c->incoming, spare);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    ftc_ft_combine(c, true);
+    c->progress.folded = true;
+    return MPI_SUCCESS;
+}
+
+int ftc_ft_fold_out(ftc_ft_call *c, int spare)
+{
+    c->step = FTC_INJECT_STEP_FOLD_OUT;
+    return send_value(c, spare);
+}
+
 /* Recursive doubling over the live ranks; c->progress says how far it got. */
-static int run_attempt(ftc_ft_call *c)
+static int run_recursive_doubling(ftc_ft_call *c)
 {
     const int n = ftc_ft_live_count(c->ft), me = ftc_ft_live_index(c->ft);
     const int actives = ftc_rd_actives(n), fold = ftc_rd_fold_partner(me, n);
     c->progress = (ftc_rd_progress){ 0 };
     if (me >= actives)
-        return run_as_spare(c, fold);
-    int rc = MPI_SUCCESS;
-    if (fold >= 0) {
-        c->step = FTC_INJECT_STEP_FOLD_IN;
-        ftc_ft_die_if_injected(c, FTC_INJECT_BEFORE_SEND, NULL);   /* an active sends nothing */
-        rc = receive_value(c, c->incoming, fold);
-        if (rc != MPI_SUCCESS)
-            return rc;
-        ftc_ft_combine(c, true);
-        c->progress.folded = true;
-    }
+        return ftc_ft_run_as_spare(c, fold);
+    int rc = fold >= 0 ? ftc_ft_fold_in(c, fold) : MPI_SUCCESS;
+    if (rc != MPI_SUCCESS)
+        return rc;
     for (int step = 0; step < ftc_rd_steps(n); step++) {
         const int partner = ftc_rd_partner(me, step);
         c->step = step;
-        rc = exchange_values(c, partner);
+        rc = ftc_ft_exchange(c, c->current, c->count, c->incoming, c->count, partner);
         if (rc != MPI_SUCCESS)
             return rc;
         ftc_ft_combine(c, partner > me);
         c->progress.steps_done = step + 1;
     }
     c->progress.complete = true;
-    if (fold >= 0) {
-        c->step = FTC_INJECT_STEP_FOLD_OUT;
-        rc = send_value(c, fold);
-    }
+    return fold >= 0 ? ftc_ft_fold_out(c, fold) : MPI_SUCCESS;
+}
+
+/*
+ * A Rabenseifner attempt leaves a value that is no partial sum of whole
+ * vectors (each block reduced over a different group), so a failure
+ * before it completed restarts this rank from its input, holding itself.
+ * Into `incoming`, swapped in: a send the failure released may still read
+ * `current` until the survivors met.
+ */
+static void restart_from_input(ftc_ft_call *c)
+{
+    if (c->bytes > 0)
+        memcpy(c->incoming, c->input, c->bytes);
+    char *input = c->incoming;
+    c->incoming = c->current;
+    c->current = input;
+    c->progress = (ftc_rd_progress){ 0 };
+}
+
+static int run_attempt(ftc_ft_call *c)
+{
+    if (c->algorithm != FTC_ALLREDUCE_RABENSEIFNER)
+        return run_recursive_doubling(c);
+    const int rc = ftc_ft_run_rabenseifner(c);
+    if (rc == FTC_DETECTED && !c->progress.complete)
+        restart_from_input(c);
     return rc;
 }
 
@@ -285,8 +324,32 @@ static int recover(ftc_ft_call *c)
 #endif
 }
 
-int ftc_ft_allreduce_run(ftc_comm_t comm, void *value, int count, MPI_Datatype type, MPI_Op op,
-                         size_t bytes)
+static ftc_allreduce_algorithm choose_algorithm(ftc_comm_t comm, int count, size_t bytes)
+{
+    const ftc_allreduce_algorithm forced = comm->allreduce->algorithm;
+    if (forced != FTC_ALLREDUCE_AUTO)
+        return forced;
+    return ftc_allreduce_decide(ftc_ft_live_count(comm->ft), count, bytes);
+}
+
+/* Where a Rabenseifner attempt restarts from: the caller's input, or a
+ * copy of the value when the value is the input (in place). */
+static int keep_input(ftc_comm_t comm, ftc_ft_call *c, const void *input)
+{
+    if (input) {
+        c->input = input;
+        return MPI_SUCCESS;
+    }
+    struct ftc_allreduce_state *s = comm->allreduce;
+    const int rc = ftc_ensure_capacity(&s->input_copy, &s->input_copy_capacity, c->bytes);
+    if (rc == MPI_SUCCESS)
+        memcpy(s->input_copy, c->current, c->bytes);
+    c->input = s->input_copy;
+    return rc;
+}
+
+int ftc_ft_allreduce_run(ftc_comm_t comm, const void *input, void *value, int count,
+                         MPI_Datatype type, MPI_Op op, size_t bytes)
 {
     int rc = ftc_ensure_capacity(&comm->scratch, &comm->scratch_size, bytes > 0 ? bytes : 1);
     if (rc != MPI_SUCCESS)
@@ -296,9 +359,16 @@ int ftc_ft_allreduce_run(ftc_comm_t comm, void *value, int count, MPI_Datatype t
     int type_size = 0;
     MPI_Type_size(type, &type_size);
     ftc_ft_call c = { .comm = comm, .ft = comm->ft, .count = count, .type = type, .op = op,
-                      .bytes = bytes, .wire_bytes = type_size * count, .current = value,
-                      .incoming = comm->scratch, .number = number, .tag_of_call = ftc_ft_call_tag(comm->ft, number),
+                      .bytes = bytes, .type_size = type_size,
+                      .extent = count > 0 ? bytes / (size_t)count : 0, .wire_bytes = type_size * count,
+                      .current = value, .incoming = comm->scratch, .number = number,
+                      .tag_of_call = ftc_ft_call_tag(comm->ft, number),
+                      .algorithm = choose_algorithm(comm, count, bytes),
                       .held = s->call_held, .alive_at_start = s->call_alive };   /* shared words */
+    if (c.algorithm == FTC_ALLREDUCE_RABENSEIFNER && bytes > 0)
+        rc = keep_input(comm, &c, input);
+    if (rc != MPI_SUCCESS)
+        return rc;
     /* a rank others wait for in a meeting goes there first */
     rc = ftc_ft_owes_meeting(comm->ft) ? FTC_DETECTED : run_attempt(&c);
     if (rc == FTC_DETECTED)

@@ -41,18 +41,33 @@ static int read_injections(ftc_inject_plan *plan)
     return ftc_fail(MPI_ERR_ARG, "FTCOLL_INJECT: %s", why);
 }
 
+/* FTCOLL_ALLREDUCE_ALGORITHM: auto (unset), recursive_doubling or rabenseifner. */
+static int read_algorithm(ftc_allreduce_algorithm *algorithm)
+{
+    const char *name = getenv("FTCOLL_ALLREDUCE_ALGORITHM");
+    if (!name || !*name || ftc_allreduce_algorithm_parse(name, algorithm))
+        return MPI_SUCCESS;
+    return ftc_fail(MPI_ERR_ARG, "FTCOLL_ALLREDUCE_ALGORITHM=\"%s\": expected auto, "
+                                 "recursive_doubling or rabenseifner", name);
+}
+
 static int allreduce_read_settings(ftc_comm_t comm)
 {
     /* FTCOLL_STRICT: see ftc_allreduce_set_strict */
     int rc = ftc_read_switch("FTCOLL_STRICT", &comm->allreduce->strict);
+    if (rc == MPI_SUCCESS)
+        rc = read_algorithm(&comm->allreduce->algorithm);
     return rc == MPI_SUCCESS ? read_injections(&comm->allreduce->inject) : rc;
 }
 
-/* Strict and lenient ranks would return different outcomes for one call. */
+/* Strict and lenient ranks would return different outcomes for one call;
+ * ranks running different algorithms would never meet. */
 static int allreduce_agreed(ftc_comm_t comm, ftc_equal_value *values)
 {
     values[0] = (ftc_equal_value){ "FTCOLL_STRICT", comm->allreduce->strict, NULL };
-    return 1;
+    values[1] = (ftc_equal_value){ "FTCOLL_ALLREDUCE_ALGORITHM", comm->allreduce->algorithm,
+                                   NULL };
+    return 2;
 }
 
 static void allreduce_release(ftc_comm_t comm)
@@ -61,6 +76,7 @@ static void allreduce_release(ftc_comm_t comm)
     if (!s)
         return;
     free(s->kept);
+    free(s->input_copy);
     free(s->packed_out);
     free(s->packed_in);
     ftc_holdings_destroy(&s->call_held);

@@ -29,7 +29,7 @@ int ftc_barrier(ftc_comm_t comm)
         return rc;
 #ifdef FTCOLL_HAVE_ULFM
     int nothing = 0;
-    rc = ftc_ft_allreduce_run(comm, &nothing, 1, MPI_INT, MPI_BOR, sizeof(nothing));
+    rc = ftc_ft_allreduce_run(comm, NULL, &nothing, 1, MPI_INT, MPI_BOR, sizeof(nothing));
 #else
     rc = PMPI_Barrier(comm->comm);   /* PMPI_: never through the PMPI layer */
     if (rc != MPI_SUCCESS)

@@ -68,7 +68,7 @@ static int broadcast_over_allreduce(void *buf, int count, MPI_Datatype type, int
         if (rc != MPI_SUCCESS)
             return ftc_fail_mpi(rc, "ftc_bcast: packing the root's data failed");
     }
-    rc = ftc_ft_allreduce_run(comm, comm->packed, words, MPI_UINT64_T, MPI_BOR, bytes);
+    rc = ftc_ft_allreduce_run(comm, NULL, comm->packed, words, MPI_UINT64_T, MPI_BOR, bytes);
     if (rc != MPI_SUCCESS)
         return rc;
     if (!ftc_allreduce_result_includes(comm, root))

@@ -165,6 +165,7 @@ function(ftcoll_env_tests prefix target label)
   # the setting the message names.
   foreach(case "algorithm FTCOLL_ALLGATHER_ALGORITHM ring recursive_doubling FTCOLL_ALLGATHER_ALGORITHM"
                "strict FTCOLL_STRICT 0 1 FTCOLL_STRICT"
+               "allreduce_algorithm FTCOLL_ALLREDUCE_ALGORITHM rabenseifner - FTCOLL_ALLREDUCE_ALGORITHM"
                "tag_window FTCOLL_TAG_WINDOW 64 128 FTCOLL_TAG_WINDOW"
                "guard FTCOLL_GUARD every=1 every=2 FTCOLL_GUARD"
                "bcast FTCOLL_BCAST binomial - FTCOLL_BCAST")
@@ -176,6 +177,9 @@ function(ftcoll_env_tests prefix target label)
   ftcoll_mpi_test(${prefix}.env.algorithm_bogus 3 ${target} LABEL ${label}
     EXPECT "${FTCOLL_ENV_OK}" ENV FTCOLL_ALLGATHER_ALGORITHM=bogus
     ARGS --expect-rejected FTCOLL_ALLGATHER_ALGORITHM ${algorithms})
+  ftcoll_mpi_test(${prefix}.env.allreduce_algorithm_bogus 3 ${target} LABEL ${label}
+    EXPECT "${FTCOLL_ENV_OK}" ENV FTCOLL_ALLREDUCE_ALGORITHM=ring
+    ARGS --expect-rejected FTCOLL_ALLREDUCE_ALGORITHM auto recursive_doubling rabenseifner)
   ftcoll_mpi_test(${prefix}.env.verbose_bogus 3 ${target} LABEL ${label}
     EXPECT "${FTCOLL_ENV_OK}" ENV FTCOLL_VERBOSE=7
     ARGS --expect-rejected FTCOLL_VERBOSE 0 1)

@@ -1,0 +1,93 @@
+/*
+ * Fault-tolerant allreduce, the failure-free attempt for large vectors:
+ * Rabenseifner's reduce-scatter + allgather over the live ranks (layout
+ * and cost in rabenseifner.h), with the folds of recursive doubling for the
+ * ranks beyond the largest power of two.
+ *
+ *   fold in          spare -> active: the whole vector, combined
+ *   reduce-scatter   log2 m exchanges of halving ranges: receive the
+ *                    partner's copy of the kept range into `incoming`,
+ *                    combine it into `current`
+ *   allgather        log2 m exchanges of doubling ranges, straight into
+ *                    `current`
+ *   fold out         active -> spare: the result
+ *
+ * Every wait includes the sentinel (ftc_ft_exchange). A failure before the
+ * result is complete leaves blocks reduced over different groups, a value
+ * no holdings describe: the engine restarts this rank from its input
+ * (ft_engine.c), and the meeting finishes the call over the survivors'
+ * inputs and any completed result.
+ */
+#include "ft_call.h"
+
+#include "rabenseifner.h"
+
+/* Elements of blocks [first, end) and where they start, in the call's vector. */
+typedef struct {
+    int offset, count;
+} span;
+
+static span blocks(const ftc_ft_call *c, int m, int first, int end)
+{
+    const int start = ftc_rabenseifner_block_start(c->count, m, first);
+    return (span){ start, ftc_rabenseifner_block_start(c->count, m, end) - start };
+}
+
+static char *at(char *vector, const ftc_ft_call *c, int offset)
+{
+    return vector + (size_t)offset * c->extent;
+}
+
+/* The partner's copy of the kept range, combined into this rank's. The
+ * order of the operands does not matter: the op is commutative, and each
+ * block of the result is computed by one rank only. */
+static int reduce_scatter(ftc_ft_call *c, int me, int m)
+{
+    for (int step = 0; step < ftc_rabenseifner_steps(m); step++) {
+        const ftc_rabenseifner_step s = ftc_rabenseifner_reduce_scatter_step(me, m, step);
+        const span out = blocks(c, m, s.send_first, s.send_end);
+        const span in = blocks(c, m, s.receive_first, s.receive_end);
+        c->step = step;
+        const int rc = ftc_ft_exchange(c, at(c->current, c, out.offset), out.count,
+                                       at(c->incoming, c, in.offset), in.count, s.partner);
+        if (rc != MPI_SUCCESS)
+            return rc;
+        MPI_Reduce_local(at(c->incoming, c, in.offset), at(c->current, c, in.offset), in.count,
+                         c->type, c->op);
+    }
+    return MPI_SUCCESS;
+}
+
+static int allgather(ftc_ft_call *c, int me, int m)
+{
+    const int steps = ftc_rabenseifner_steps(m);
+    for (int step = 0; step < steps; step++) {
+        const ftc_rabenseifner_step s = ftc_rabenseifner_allgather_step(me, m, step);
+        const span out = blocks(c, m, s.send_first, s.send_end);
+        const span in = blocks(c, m, s.receive_first, s.receive_end);
+        c->step = steps + step;
+        const int rc = ftc_ft_exchange(c, at(c->current, c, out.offset), out.count,
+                                       at(c->current, c, in.offset), in.count, s.partner);
+        if (rc != MPI_SUCCESS)
+            return rc;
+    }
+    return MPI_SUCCESS;
+}
+
+int ftc_ft_run_rabenseifner(ftc_ft_call *c)
+{
+    const int n = ftc_ft_live_count(c->ft), me = ftc_ft_live_index(c->ft);
+    const int m = ftc_rd_actives(n), fold = ftc_rd_fold_partner(me, n);
+    c->progress = (ftc_rd_progress){ 0 };
+    if (me >= m)
+        return ftc_ft_run_as_spare(c, fold);
+    int rc = fold >= 0 ? ftc_ft_fold_in(c, fold) : MPI_SUCCESS;
+    if (rc == MPI_SUCCESS)
+        rc = reduce_scatter(c, me, m);
+    if (rc == MPI_SUCCESS)
+        rc = allgather(c, me, m);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    c->progress.complete = true;
+    return fold >= 0 ? ftc_ft_fold_out(c, fold) : MPI_SUCCESS;
+}
