@@ -13,7 +13,8 @@
  *          meeting   the survivors open a new epoch and finish the call
  *                    from their holdings (ft/ft.h); again if a rank dies
  *          return    the result, S, the failed ranks; the result is kept
- *                    for ranks that may still need it (late ranks)
+ *                    for ranks that may still need it (late ranks), when
+ *                    three or more ranks are alive (ftc_ft_keeps_results)
  *
  * Large vectors run Rabenseifner's algorithm instead (ft_rabenseifner.c,
  * chosen by select.c); a failure before it completed restarts each
@@ -232,12 +233,14 @@ static int run_attempt(ftc_ft_call *c)
 
 /* ---- one call ------------------------------------------------------------------------- */
 
-/* Keeps the result for ranks that may finish this call late. Only ULFM
- * lets a rank outlive a partner, so only there is the copy made. */
+/* Keeps the result for ranks that may finish this call late, when the
+ * layer says one could ever be served from it (ftc_ft_keeps_results:
+ * ULFM, three or more live ranks); otherwise no copy is made. */
 static int keep_result(ftc_ft_call *c)
 {
     ftc_ft_end_call(c->ft, c->number, &c->held);
-#ifdef FTCOLL_HAVE_ULFM
+    if (!ftc_ft_keeps_results(c->ft))
+        return MPI_SUCCESS;
     struct ftc_allreduce_state *s = c->comm->allreduce;
     int rc = ftc_ensure_capacity(&s->kept, &s->kept_capacity, c->bytes > 0 ? c->bytes : 1);
     if (rc != MPI_SUCCESS)
@@ -247,7 +250,6 @@ static int keep_result(ftc_ft_call *c)
     s->kept_bytes = c->bytes;
     s->kept_count = c->count;
     s->kept_type = c->type;
-#endif
     return MPI_SUCCESS;
 }
 

@@ -287,8 +287,23 @@ long ftc_ft_begin_call(ftc_ft *ft)
     return ++ft->calls;
 }
 
+bool ftc_ft_keeps_results(const ftc_ft *ft)
+{
+#ifdef FTCOLL_HAVE_ULFM
+    return ft->nlive > 2;
+#else
+    (void)ft;
+    return false;   /* no rank outlives a partner: nobody is ever late */
+#endif
+}
+
 void ftc_ft_end_call(ftc_ft *ft, long number, const ftc_holdings *held)
 {
+    if (!ftc_ft_keeps_results(ft)) {
+        ft->kept_call = 0;
+        ftc_holdings_clear(&ft->kept_held);
+        return;
+    }
     ft->kept_call = number;
     ftc_holdings_copy(&ft->kept_held, held);
 }

@@ -98,7 +98,19 @@ bool ftc_ft_is_process_failure(int rc);
 /* Starts the next call of the communicator's fault-tolerant engine; its number. */
 long ftc_ft_begin_call(ftc_ft *ft);
 
-/* The call completed here with result holdings S (kept for late ranks). */
+/*
+ * Whether a call completed now must keep its result for late ranks. A
+ * survivor serves a late rank only in a meeting, which needs a death; with
+ * at most two ranks in the epoch that leaves one survivor, nobody to serve
+ * or to be served. So only with ULFM and three or more live ranks is the
+ * result kept (and copied by the collective).
+ */
+bool ftc_ft_keeps_results(const ftc_ft *ft);
+
+/* The call completed here with result holdings S: recorded as kept for
+ * late ranks when ftc_ft_keeps_results, else nothing is marked kept (a
+ * meeting that wanted it would fail alike everywhere, never serve stale
+ * data). */
 void ftc_ft_end_call(ftc_ft *ft, long number, const ftc_holdings *held);
 
 /*
