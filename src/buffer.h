@@ -6,6 +6,16 @@
 #include <stddef.h>
 #include <mpi.h>
 
+/* This rank's own block where the caller has it (its send buffer, in its
+ * own count and type), for sends that read it from there rather than from
+ * its slot. */
+typedef struct {
+    int slot;          /* the slot the block belongs in */
+    const void *buf;
+    int count;
+    MPI_Datatype type;
+} ftc_own_block;
+
 /* A run of equal slots in a typed buffer: slot i starts at base + i * stride
  * and holds `count` elements of `type`. */
 typedef struct {
@@ -15,6 +25,8 @@ typedef struct {
     MPI_Datatype type;
     bool contiguous;   /* `count` elements of `type` are one dense run of bytes */
     size_t slot_bytes; /* count * size of type: the payload of one slot */
+    const ftc_own_block *own;   /* NULL: every send reads its slots; else a send of
+                                 * own->slot alone reads own->buf (not yet in its slot) */
 } ftc_slots;
 
 static inline char *ftc_slot(const ftc_slots *s, int i)

@@ -91,3 +91,18 @@ int ftc_ceil_log2(int p)
     int k = ftc_floor_log2(p);
     return (1 << k) < p ? k + 1 : k;
 }
+
+static bool touches_slot(const ftc_xfer *x, int slot)
+{
+    return x->first <= slot && slot < x->first + x->count;
+}
+
+bool ftc_schedule_sends_own_block_alone(const ftc_schedule *s)
+{
+    for (int i = 0; i < s->nxfers; i++) {
+        const ftc_xfer *x = &s->xfers[i];
+        if (touches_slot(x, s->own_slot) && (x->kind != FTC_XFER_SEND || x->count != 1))
+            return false;
+    }
+    return true;
+}

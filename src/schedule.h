@@ -80,6 +80,15 @@ static inline const ftc_xfer *ftc_schedule_step_xfers(const ftc_schedule *s, int
     return s->xfers + s->step_begin[step];
 }
 
+/*
+ * True when the own block's slot is only ever sent, and only on its own (a
+ * transfer of that one slot): the own block may then be sent straight from
+ * the caller's send buffer and put into its slot after the run (Open MPI's
+ * order), instead of copied in before the first send. Two-proc and ring
+ * plans are such; those that forward the own block with others are not.
+ */
+bool ftc_schedule_sends_own_block_alone(const ftc_schedule *s);
+
 /* The block that slot `slot` holds under this schedule's layout. */
 static inline int ftc_schedule_block_of_slot(const ftc_schedule *s, int slot)
 {

@@ -35,9 +35,19 @@ static int reserve(ftc_exec_scratch *scratch, int n)
     return MPI_SUCCESS;
 }
 
+/* A send of the own block alone, which the caller has not put in its slot. */
+static bool sends_own_block_from_caller(const ftc_xfer *x, const ftc_slots *slots)
+{
+    return slots->own && x->kind == FTC_XFER_SEND && x->first == slots->own->slot
+        && x->count == 1;
+}
+
 static int post(const ftc_xfer *x, const ftc_slots *slots, MPI_Comm comm, int tag,
                 MPI_Request *request)
 {
+    if (sends_own_block_from_caller(x, slots))
+        return ftc_p2p_isend(slots->own->buf, slots->own->count, slots->own->type, x->peer, tag,
+                             comm, request);
     char *where = ftc_slot(slots, x->first);
     const int count = x->count * slots->count;
     return x->kind == FTC_XFER_RECV

@@ -25,6 +25,7 @@ void ftc_exec_scratch_free(ftc_exec_scratch *scratch);
  * message must have exactly the expected size: a shorter one means the ranks
  * passed different counts or types, and fails with MPI_ERR_TRUNCATE rather
  * than leaving stale data behind. `what` names the collective in messages.
+ * With slots->own set, a send of that slot alone reads the caller's buffer.
  */
 int ftc_schedule_run(const ftc_schedule *s, const ftc_slots *slots, MPI_Comm comm, int tag,
                      ftc_exec_scratch *scratch, const char *what, MPI_Request *watch);

@@ -269,6 +269,30 @@ static int place_own_block(const ftc_schedule *plan, const side *send, bool in_p
                           slots->count, slots->type, slots->contiguous, comm);
 }
 
+/*
+ * Places the own block and runs the plan. Where the plan sends the own block
+ * only on its own (two-proc, ring), it goes out straight from the send
+ * buffer and is placed after the run, as Open MPI does: placing it first
+ * puts a copy of the whole block before the first message, on every rank's
+ * critical path (at p = 2 and 1 MiB, half again the call's time).
+ */
+static int gather_blocks(ftc_comm_t comm, const ftc_schedule *plan, const side *send,
+                         bool in_place, ftc_slots *slots, ftc_allgather_algorithm algorithm)
+{
+    const bool own_block_after = !in_place && ftc_schedule_sends_own_block_alone(plan);
+    const ftc_own_block own = { plan->own_slot, send->buf, send->count, send->type };
+    slots->own = own_block_after ? &own : NULL;
+    int rc = own_block_after ? MPI_SUCCESS
+                             : place_own_block(plan, send, in_place, slots, comm->comm);
+    if (rc == MPI_SUCCESS)
+        rc = ftc_schedule_run(plan, slots, comm->comm, FTC_TAG_ALLGATHER, &comm->exec,
+                              ftc_allgather_algorithm_name(algorithm), ftc_ft_sentinel(comm->ft));
+    slots->own = NULL;
+    if (rc == MPI_SUCCESS && own_block_after)
+        rc = place_own_block(plan, send, in_place, slots, comm->comm);
+    return rc;
+}
+
 int ftc_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                   int recvcount, MPI_Datatype recvtype, ftc_comm_t comm)
 {
@@ -297,7 +321,7 @@ int ftc_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
 
     MPI_Aint lb, extent;
     MPI_Type_get_extent(recvtype, &lb, &extent);
-    const ftc_slots slots = {
+    ftc_slots slots = {
         .base = recvbuf, .stride = extent * recvcount, .count = recvcount, .type = recvtype,
         .contiguous = recv.contiguous, .slot_bytes = block_bytes,
     };
@@ -306,11 +330,7 @@ int ftc_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
     if (rc == MPI_SUCCESS && ftc_ft_failure_known(comm->ft))
         rc = FTC_EXEC_INTERRUPTED;
     if (rc == MPI_SUCCESS)
-        rc = place_own_block(plan, &send, in_place, &slots, comm->comm);
-    if (rc == MPI_SUCCESS)
-        rc = ftc_schedule_run(plan, &slots, comm->comm, FTC_TAG_ALLGATHER, &comm->exec,
-                              ftc_allgather_algorithm_name(choice.executed),
-                              ftc_ft_sentinel(comm->ft));
+        rc = gather_blocks(comm, plan, &send, in_place, &slots, choice.executed);
     /* a rank died: settle with the survivors (who may wait for this rank), report it */
     if (rc == FTC_EXEC_INTERRUPTED || ftc_ft_is_process_failure(rc))
         rc = ftc_ft_interrupted(comm, "ftc_allgather");

@@ -110,6 +110,42 @@ static void served_process_counts(void **state)
     }
 }
 
+/* Whether rank r's plan sends its own block only on its own (so the engine
+ * may send it from the send buffer and place it after the run). */
+static bool own_block_sent_alone(ftc_allgather_algorithm alg, int r, int p)
+{
+    ftc_schedule plan;
+    ftc_schedule_init(&plan, r, p);
+    assert_true(ftc_allgather_build_plan(alg, &plan));
+    const bool alone = ftc_schedule_sends_own_block_alone(&plan);
+    ftc_schedule_destroy(&plan);
+    return alone;
+}
+
+/* Two-proc and ring send the own block once, alone; Bruck (beyond 3 ranks),
+ * recursive doubling and neighbor exchange (beyond 2) forward it with others. */
+static void own_block_alone(void **state)
+{
+    (void)state;
+    for (int p = 2; p <= MAX_P; p++) {
+        for (int r = 0; r < p; r++) {
+            assert_true(own_block_sent_alone(FTC_ALLGATHER_RING, r, p));
+            if (p == 2)
+                assert_true(own_block_sent_alone(FTC_ALLGATHER_TWO_PROC, r, p));
+            if (p >= 4)   /* at 3, its second step sends the own block alone again */
+                assert_false(own_block_sent_alone(FTC_ALLGATHER_BRUCK, r, p));
+            if (p >= 4 && ftc_is_power_of_two(p))
+                assert_false(own_block_sent_alone(FTC_ALLGATHER_RECURSIVE_DOUBLING, r, p));
+            if (p >= 4 && p % 2 == 0)
+                assert_false(own_block_sent_alone(FTC_ALLGATHER_NEIGHBOR_EXCHANGE, r, p));
+        }
+    }
+    ftc_schedule empty;
+    ftc_schedule_init(&empty, 0, 1);
+    assert_true(ftc_schedule_sends_own_block_alone(&empty));
+    ftc_schedule_destroy(&empty);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -121,6 +157,7 @@ int main(void)
         cmocka_unit_test(two_proc),
         cmocka_unit_test(sparbit),
         cmocka_unit_test(served_process_counts),
+        cmocka_unit_test(own_block_alone),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
