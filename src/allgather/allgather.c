@@ -77,8 +77,18 @@ int ftc_allgather_algorithm_parse(const char *text, ftc_allgather_algorithm *out
     return ftc_fail(MPI_ERR_ARG, "unknown allgather algorithm \"%s\"; valid: %s", text, valid);
 }
 
+/* A predefined datatype that passed the checks, with what they found. A
+ * predefined handle is never freed nor reused, so what was found stays true
+ * (a derived type's handle may name another type later: never remembered). */
+typedef struct {
+    MPI_Datatype type;   /* MPI_DATATYPE_NULL: none yet */
+    int size;
+    bool contiguous;
+} known_type;
+
 struct ftc_allgather_state {
     ftc_allgather_algorithm forced;   /* FTC_ALLGATHER_AUTO: decision table */
+    known_type known;                 /* spares the type queries of most calls */
     ftc_allgather_choice last;
     ftc_schedule *plans[FTC_ALLGATHER_ALGORITHM_COUNT];   /* built on first use */
 };
@@ -91,6 +101,7 @@ static int allgather_create(ftc_comm_t comm)
     if (!comm->allgather)
         return ftc_fail(MPI_ERR_NO_MEM, "ftc_comm_create: out of memory");
     comm->allgather->forced = FTC_ALLGATHER_AUTO;
+    comm->allgather->known.type = MPI_DATATYPE_NULL;
     return MPI_SUCCESS;
 }
 
@@ -183,11 +194,27 @@ typedef struct {
 static const ftc_buffer_names send_names = { "ftc_allgather", "sendbuf", "sendcount", "sendtype" };
 static const ftc_buffer_names recv_names = { "ftc_allgather", "recvbuf", "recvcount", "recvtype" };
 
-static int check_side(side *s, MPI_Comm comm)
+/* The side is valid by what the checks found for its (predefined) type
+ * before: a count not negative and a buffer where one is needed. */
+static bool passes_as_known(side *s, const known_type *known)
 {
+    if (s->type != known->type || known->type == MPI_DATATYPE_NULL || s->count < 0
+        || (s->buf == NULL && s->count > 0 && known->size > 0))
+        return false;
+    s->type_size = known->size;
+    s->contiguous = known->contiguous;
+    return true;
+}
+
+static int check_side(side *s, MPI_Comm comm, known_type *known)
+{
+    if (passes_as_known(s, known))
+        return MPI_SUCCESS;
     int rc = ftc_check_buffer(s->names, s->buf, s->count, s->type, comm, &s->type_size);
     if (rc == MPI_SUCCESS && ftc_type_is_contiguous(s->type, &s->contiguous) != MPI_SUCCESS)
         rc = MPI_ERR_TYPE;
+    if (rc == MPI_SUCCESS && ftc_type_is_predefined(s->type))
+        *known = (known_type){ s->type, s->type_size, s->contiguous };
     return rc;
 }
 
@@ -195,9 +222,9 @@ static int check_arguments(side *send, side *recv, bool in_place, ftc_comm_t com
 {
     int rc = ftc_check_comm("ftc_allgather", comm);
     if (rc == MPI_SUCCESS)
-        rc = check_side(recv, comm->comm);
+        rc = check_side(recv, comm->comm, &comm->allgather->known);
     if (rc == MPI_SUCCESS && !in_place)
-        rc = check_side(send, comm->comm);
+        rc = check_side(send, comm->comm, &comm->allgather->known);
     if (rc != MPI_SUCCESS)
         return rc;
     if (!in_place && (long long)send->count * send->type_size

@@ -50,6 +50,14 @@ static int check_op(ftc_comm_t comm, MPI_Op op, MPI_Datatype type)
     return MPI_SUCCESS;
 }
 
+/* A type this communicator accepted before passed check_type: it is
+ * predefined, and a predefined handle is never freed nor reused, so MPI need
+ * not be asked again (the question costs a fifth of the checks' time). */
+static bool type_known_good(ftc_comm_t comm, MPI_Datatype type)
+{
+    return type != MPI_DATATYPE_NULL && type == comm->checked_type;
+}
+
 static int check_arguments(const void *sendbuf, void *recvbuf, int count, MPI_Datatype type,
                            MPI_Op op, ftc_comm_t comm)
 {
@@ -58,7 +66,7 @@ static int check_arguments(const void *sendbuf, void *recvbuf, int count, MPI_Da
         return rc;
     if (count < 0)
         return ftc_fail(MPI_ERR_COUNT, "ftc_allreduce: count is negative (%d)", count);
-    rc = check_type(type);
+    rc = type_known_good(comm, type) ? MPI_SUCCESS : check_type(type);
     if (rc != MPI_SUCCESS)
         return rc;
     if (count > 0 && (recvbuf == NULL || sendbuf == NULL))

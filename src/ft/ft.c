@@ -324,6 +324,8 @@ int ftc_ft_failed_class(void)
 bool ftc_ft_is_process_failure(int rc)
 {
 #ifdef FTCOLL_HAVE_ULFM
+    if (rc == MPI_SUCCESS)
+        return false;   /* asked after every call: spare it MPI_Error_class */
     int error_class = rc;
     MPI_Error_class(rc, &error_class);
     return error_class == MPIX_ERR_PROC_FAILED || error_class == MPIX_ERR_PROC_FAILED_PENDING

@@ -157,16 +157,34 @@ static bool uniform_error(int rc)
 
 /* ---- MPI_Allreduce ------------------------------------------------------- */
 
+/* The datatype this thread last found predefined. A predefined handle is
+ * never freed, so the answer stays true; a derived type's handle may be
+ * freed and reused, so no other answer is remembered. */
+static _Thread_local MPI_Datatype last_predefined;
+static _Thread_local bool have_last_predefined;
+
+static bool is_predefined(MPI_Datatype type)
+{
+    if (have_last_predefined && type == last_predefined)
+        return true;
+    int integers, addresses, types, combiner;
+    if (PMPI_Type_get_envelope(type, &integers, &addresses, &types, &combiner) != MPI_SUCCESS
+        || combiner != MPI_COMBINER_NAMED)
+        return false;
+    last_predefined = type;
+    have_last_predefined = true;
+    return true;
+}
+
 /* ftcoll's allreduce takes predefined datatypes and commutative ops; MPI's
  * handles the rest (and the invalid handles it alone can name). */
 static bool allreduce_supported(MPI_Datatype type, MPI_Op op)
 {
     if (type == MPI_DATATYPE_NULL || op == MPI_OP_NULL)
         return false;
-    int integers, addresses, types, combiner, commutative = 0;
-    return PMPI_Type_get_envelope(type, &integers, &addresses, &types, &combiner) == MPI_SUCCESS
-        && combiner == MPI_COMBINER_NAMED
-        && PMPI_Op_commutative(op, &commutative) == MPI_SUCCESS && commutative;
+    int commutative = 0;
+    return is_predefined(type) && PMPI_Op_commutative(op, &commutative) == MPI_SUCCESS
+        && commutative;
 }
 
 int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
