@@ -2,12 +2,16 @@
  * The fault-tolerance layer: state, epochs, the sentinel, watched waits,
  * calls. The survivors' meetings are in meeting.c (ULFM builds).
  *
- * The sentinel is a wildcard receive on a twin of the epoch's communicator
+ * The sentinel is a wildcard receive on a twin of the ftcoll communicator
  * (same group, nothing else on it): ULFM fails a pending wildcard receive
  * on every survivor soon after any rank of the group dies, also on ranks
  * blocked on a live peer, so every wait that includes it learns of every
  * failure. On its own communicator it stays posted for the whole epoch
- * without slowing the matching of the data messages.
+ * without slowing the matching of the data messages. One twin serves every
+ * epoch: each new epoch acknowledges on it the failures known so far, and
+ * a wildcard receive posted after that fails again at the next death (an
+ * epoch's members are ranks of the twin's group). A twin per epoch would
+ * cost every meeting a second shrink.
  */
 #include "ft_internal.h"
 
@@ -58,14 +62,15 @@ static bool knows_a_death(MPI_Comm comm)
 
 /*
  * ULFM fails a wildcard receive when it learns of a death in the
- * receive's group. A death learned of before the epoch's communicator
- * existed (a rank that died during the shrink, after the shrink's
- * agreement counted it alive, is a member of the new epoch) is no such
- * event: the sentinel could wait forever. So the sentinel is posted first,
- * then this process is asked what it already knows: a death learned of
- * before the question is in the answer, one learned of after it fires the
- * sentinel. ULFM may also refuse the receive outright. Either way the
- * epoch is over before it began, and every wait says so.
+ * receive's group that is not acknowledged there. A death acknowledged
+ * when the epoch began (a rank that died during the shrink, after the
+ * shrink's agreement counted it alive, is a member of the new epoch) is
+ * no such event: the sentinel could wait forever. So the sentinel is
+ * posted first, then this process is asked what it already knows of the
+ * epoch's members: a death learned of before the question is in the
+ * answer, one learned of after it fires the sentinel. ULFM may also refuse
+ * the receive outright. Either way the epoch is over before it began, and
+ * every wait says so.
  */
 static void post_sentinel(ftc_ft *ft)
 {
@@ -78,7 +83,7 @@ static void post_sentinel(ftc_ft *ft)
                                  ft->watch, &ft->sentinel);
     if (rc != MPI_SUCCESS)
         ft->sentinel = MPI_REQUEST_NULL;
-    ft->failure_known = rc != MPI_SUCCESS || knows_a_death(ft->watch);
+    ft->failure_known = rc != MPI_SUCCESS || knows_a_death(ft->comm);
 #else
     (void)ft;
 #endif
@@ -86,12 +91,17 @@ static void post_sentinel(ftc_ft *ft)
 
 bool ftc_ft_failure_known(const ftc_ft *ft) { return ft->failure_known; }
 
-/* A sentinel that has not fired cancels at once. One that fired stays
- * pending until the failure is acknowledged on its communicator, and a
- * wait for its cancellation could block: it is released instead (a
- * request per failure epoch, freed by MPI with its communicator). */
+/* A sentinel that fired stays pending until the failure is acknowledged
+ * on its communicator; acknowledged, it is an ordinary wildcard receive
+ * again and cancels at once. Should the cancel not complete, the request
+ * is released (ftc_p2p_retract): nothing is ever sent on the twin. */
 static void retire_sentinel(ftc_ft *ft)
 {
+#ifdef FTCOLL_HAVE_ULFM
+    int acknowledged = 0;
+    if (ft->watch != MPI_COMM_NULL)
+        MPIX_Comm_ack_failed(ft->watch, ft->size, &acknowledged);
+#endif
     ftc_p2p_retract(&ft->sentinel);
 }
 
@@ -157,17 +167,12 @@ static int map_ranks(ftc_ft *ft, MPI_Comm comm)
     return rc == MPI_SUCCESS ? MPI_SUCCESS : ftc_fail_mpi(rc, "ftcoll: mapping the survivors");
 }
 
-int ftc_ft_install_epoch(ftc_ft *ft, MPI_Comm comm, MPI_Comm watch)
+int ftc_ft_install_epoch(ftc_ft *ft, MPI_Comm comm)
 {
     retire_sentinel(ft);
     int rc = retire(ft, ft->comm);
-    const int watch_rc = retire(ft, ft->watch);
-    rc = rc != MPI_SUCCESS ? rc : watch_rc;
     ft->comm = comm;
-    ft->watch = watch;
     MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
-    if (watch != MPI_COMM_NULL)
-        MPI_Comm_set_errhandler(watch, MPI_ERRORS_RETURN);
     const int map_rc = map_ranks(ft, comm);
     rc = rc != MPI_SUCCESS ? rc : map_rc;
     update_live(ft);
@@ -195,6 +200,7 @@ static int make_twin(MPI_Comm comm, MPI_Comm *watch)
         *watch = MPI_COMM_NULL;
         return ftc_fail_mpi(rc, "ftc_comm_create: duplicating the communicator failed");
     }
+    MPI_Comm_set_errhandler(*watch, MPI_ERRORS_RETURN);
 #else
     (void)comm;
 #endif
@@ -218,11 +224,10 @@ static int ft_create(ftc_comm_t comm)
     ok = ftc_holdings_init(&ft->live_held, ft->size) && ok;
     ok = ftc_holdings_init(&ft->kept_held, ft->size) && ok;
     int rc = ok ? MPI_SUCCESS : ftc_fail(MPI_ERR_NO_MEM, "ftc_comm_create: out of memory");
-    MPI_Comm watch = MPI_COMM_NULL;
     if (rc == MPI_SUCCESS)
-        rc = make_twin(comm->comm, &watch);
+        rc = make_twin(comm->comm, &ft->watch);
     if (rc == MPI_SUCCESS)
-        rc = ftc_ft_install_epoch(ft, comm->comm, watch);
+        rc = ftc_ft_install_epoch(ft, comm->comm);
     return rc;
 }
 

@@ -13,7 +13,8 @@ struct ftc_ft {
     /* the current epoch: a communicator of the ranks alive at its start */
     long epoch;
     MPI_Comm comm;              /* the data communicator */
-    MPI_Comm watch;             /* same group, carries only the sentinel */
+    MPI_Comm watch;             /* epoch 0's group, carries only the sentinel; kept
+                                 * for every epoch (failures acknowledged on it) */
     MPI_Request sentinel;
     bool failure_known;         /* ULFM refused to post the sentinel: a rank of the
                                  * epoch is known dead already */
@@ -40,9 +41,9 @@ struct ftc_ft {
                                  * others left that settling already (0: none) */
 };
 
-/* Makes `comm` (and its twin `watch`) the current epoch; the previous
- * epoch's communicators are retired. */
-int ftc_ft_install_epoch(ftc_ft *ft, MPI_Comm comm, MPI_Comm watch);
+/* Makes `comm` the current epoch and posts its sentinel on the twin; the
+ * previous epoch's communicator is retired. */
+int ftc_ft_install_epoch(ftc_ft *ft, MPI_Comm comm);
 
 /* Counts an operation that may meet: every rank numbers it alike. */
 void ftc_ft_begin_op(ftc_ft *ft);

@@ -1,8 +1,8 @@
 /*
  * The survivors' meetings (ULFM). One meeting:
  *
- *   shrink     MPIX_Comm_shrink of the epoch's communicator, then of the
- *              result for the sentinel's twin: epoch e + 1. Nothing sent
+ *   shrink     MPIX_Comm_shrink of the epoch's communicator: epoch e + 1
+ *              (the sentinel's twin serves every epoch, ft.c). Nothing sent
  *              in epoch e is ever matched again: a message a failure
  *              stranded there cannot reach a later receive, whatever the
  *              tags, and every receive of epoch e completed or was
@@ -22,7 +22,7 @@
  *              the meeting), and all meet again, holdings as they are
  *
  * The agreement makes a meeting all-or-nothing: no survivor leaves one
- * that another must repeat. Cost: two shrinks, log2 n record exchanges
+ * that another must repeat. Cost: one shrink, log2 n record exchanges
  * and one agreement, only after a failure or when settling.
  */
 #include "ft_internal.h"
@@ -66,34 +66,15 @@ static int shrink(MPI_Comm from, MPI_Comm *to)
                     SHRINK_ATTEMPTS);
 }
 
-static int comm_size(MPI_Comm comm)
-{
-    int size = 0;
-    MPI_Comm_size(comm, &size);
-    return size;
-}
-
-/* The twin is made from the new communicator; if a rank died in between,
- * the two groups differ (on every rank alike, as shrinks agree) and the
- * epoch is made again from the smaller. */
+/* Epoch e + 1: the survivors, in order, the same on every one of them. */
 static int next_epoch(ftc_ft *ft)
 {
-    for (;;) {
-        MPI_Comm data = MPI_COMM_NULL, watch = MPI_COMM_NULL;
-        int rc = shrink(ft->comm, &data);
-        if (rc == MPI_SUCCESS)
-            rc = shrink(data, &watch);
-        if (rc != MPI_SUCCESS) {
-            if (data != MPI_COMM_NULL)
-                PMPI_Comm_free(&data);
-            return rc;
-        }
-        ft->epoch++;
-        const bool same_group = comm_size(data) == comm_size(watch);
-        rc = ftc_ft_install_epoch(ft, data, watch);
-        if (rc != MPI_SUCCESS || same_group)
-            return rc;
-    }
+    MPI_Comm data = MPI_COMM_NULL;
+    const int rc = shrink(ft->comm, &data);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    ft->epoch++;
+    return ftc_ft_install_epoch(ft, data);
 }
 
 /* ---- records -------------------------------------------------------------------------- */
