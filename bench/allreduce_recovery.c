@@ -7,7 +7,8 @@
  *     the order alternating, a barrier before each call; the sample of a
  *     call is the max over ranks; reported: the median of each side.
  *  2. One failing call, of the kind --measure names, the job's only failure
- *     (see below). The survivors time it from entry to return.
+ *     (see below), --settle milliseconds after the failure-free part. The
+ *     survivors time it from entry to return.
  *     ftcoll: ftcoll's own fault injection (ftc_inject) kills --victim inside
  *       the next ftc_allreduce, at --step, before its send; the call's report
  *       gives S (the ranks whose inputs the result holds, the dead one
@@ -21,11 +22,14 @@
  *  3. The survivors' rank 0 prints the conditions, the result check and a
  *     "RECOVERY key=value ..." line for scripts/bench-allreduce-recovery.sh.
  *
- * One failure per job: under Open MPI 5.0.7 the survivors learn of a job's
- * first process failure several times later than of the next ones (runtime
- * notification: tens of milliseconds against a few), for MPI_Allreduce and
- * ftc_allreduce alike, so a second failing call in the same job would look
- * cheaper than the first whatever it does.
+ * One failure per job, so that every sample starts from the same state.
+ * The settling wait: under Open MPI 5.0.7 a death in the first ~50 ms after
+ * MPI_Init reaches the survivors' PMIx 20-45 ms after it happened, a death
+ * later on in 1-3 ms (measured at p = 2 and p = 8, for a job's first death
+ * as for its second): without the wait this run's failing call, which
+ * comes a few milliseconds after start-up, measures the runtime's start-up
+ * rather than a recovery, for MPI_Allreduce and ftc_allreduce alike.
+ * --settle 0 measures it that way.
  *
  * Rank r contributes r + 1 in every element, so any sum over a set of ranks
  * is exact in a double and the result must equal the sum over the ranks the
@@ -36,13 +40,14 @@
  * in a last barrier and leave with _exit. Without ULFM there is nothing to
  * recover from: the subcommand says so and exits 0.
  */
-#define _POSIX_C_SOURCE 200809L /* _exit */
+#define _POSIX_C_SOURCE 200809L /* _exit, nanosleep */
 #include <limits.h>
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <mpi.h>
@@ -64,13 +69,15 @@ typedef struct {
     long long bytes;     /* the vector per rank */
     int iterations;      /* failure-free pairs */
     int victim;          /* -1: the last rank */
+    int settle_ms;       /* wait before the failing call (see the top) */
     const char *step;    /* ftc_inject's step=: a number, fold-in, fold-out or handout */
     measure_kind measure;
     bool help;
 } recovery_options;
 
 static const recovery_options default_options = {
-    .bytes = 8, .iterations = 20, .victim = -1, .step = "0", .measure = MEASURE_FTCOLL,
+    .bytes = 8, .iterations = 20, .victim = -1, .settle_ms = 200, .step = "0",
+    .measure = MEASURE_FTCOLL,
 };
 
 static void print_usage(void)
@@ -90,12 +97,15 @@ static void print_usage(void)
            "  --victim R                 the rank that dies (default: the last)\n"
            "  --step S                   ftcoll only: where in the call: a recursive doubling\n"
            "                             step from 0, fold-in, fold-out or handout (default %s)\n"
+           "  --settle MS                wait MS milliseconds before the failing call: Open MPI\n"
+           "                             reports a death in the first ~50 ms after MPI_Init\n"
+           "                             20-45 ms late (default %d)\n"
            "  --help                     this text\n\n"
            "Prints one \"RECOVERY key=value ...\" line (times in microseconds, max over the\n"
            "ranks alive at the end of the call). Exit status: 0 done, 1 nobody died or a\n"
            "result was wrong, 2 bad usage.\n",
            measure_names[default_options.measure], default_options.iterations,
-           default_options.step);
+           default_options.step, default_options.settle_ms);
 }
 
 /* ---- options (before MPI_Init) ------------------------------------------------------ */
@@ -128,6 +138,12 @@ static bool set_victim(void *target, const char *text)
     return parse_rank(text, &o->victim);
 }
 
+static bool set_settle(void *target, const char *text)
+{
+    recovery_options *o = target;
+    return parse_rank(text, &o->settle_ms);   /* 0 or more, as a rank */
+}
+
 /* The step names ftc_inject accepts; checked here so that a typo costs no MPI start-up. */
 static bool set_step(void *target, const char *text)
 {
@@ -156,6 +172,7 @@ static const bench_option_spec option_specs[] = {
     { "--iterations", set_iterations, "a positive integer" },
     { "--victim", set_victim, "a rank, 0 or more" },
     { "--step", set_step, "a step number from 0, fold-in, fold-out or handout" },
+    { "--settle", set_settle, "milliseconds, 0 or more" },
 };
 
 /* Handles argv[*i]: BENCH_OK, BENCH_USAGE after a message. */
@@ -230,6 +247,14 @@ static void poison_recv(recovery_run *r)
 {
     for (int i = 0; i < r->count; i++)
         r->recv[i] = NAN;   /* an element left unwritten cannot pass */
+}
+
+/* The wait before the failing call, on every rank (see the top). */
+static void settle(const recovery_run *r)
+{
+    const struct timespec wait = { .tv_sec = r->opts->settle_ms / 1000,
+                                   .tv_nsec = (long)(r->opts->settle_ms % 1000) * 1000000L };
+    nanosleep(&wait, NULL);
 }
 
 /* True when every element is `expected`; else false, the first wrong one in `why`. */
@@ -403,6 +428,7 @@ static void check_ours(recovery_run *r, int rc, const char *message, recovery_re
 static MPI_Comm ftcoll_failing_call(recovery_run *r, recovery_results *out)
 {
     poison_recv(r);
+    settle(r);
     MPI_Barrier(MPI_COMM_WORLD);
     const double start = MPI_Wtime();
     const int rc = call_ours(r);
@@ -467,6 +493,7 @@ static MPI_Comm allreduce_recovered_by_hand(recovery_run *r, MPI_Comm comm)
 static MPI_Comm alternative_failing_call(recovery_run *r, recovery_results *out)
 {
     poison_recv(r);
+    settle(r);
     MPI_Barrier(MPI_COMM_WORLD);
     if (r->rank == r->victim)
         raise(SIGKILL);
@@ -494,6 +521,8 @@ static void print_conditions(const recovery_run *r, const recovery_results *out)
            "# failure-free: %d pairs of ftc_allreduce and MPI_Allreduce (%s), order alternating, "
            "a barrier before each call; sample = max over ranks; median\n",
            r->size, version, r->count * (int)sizeof(double), r->opts->iterations, native);
+    printf("# the failing call comes %d ms after the failure-free part (--settle)\n",
+           r->opts->settle_ms);
     if (r->opts->measure == MEASURE_FTCOLL)
         printf("# failing call (the job's only failure): ftc_inject \"%s\"; entry to return, and "
                "its report's detection to return, max over the %d survivors\n",
@@ -565,11 +594,11 @@ static void print_recovery_line(const recovery_run *r, const recovery_results *o
     if (r->opts->measure == MEASURE_FTCOLL)
         snprintf(recovery, sizeof(recovery), "%.2f", out->recovery * us);
     printf("RECOVERY measure=%s p=%d bytes=%d native_us=%.2f ftc_free_us=%.2f fail_us=%.2f "
-           "recovery_us=%s kept=%s result=%s fired=%s survivors=%d\n",
+           "recovery_us=%s kept=%s result=%s fired=%s survivors=%d settle_ms=%d\n",
            measure_names[r->opts->measure], r->size, r->count * (int)sizeof(double),
            out->native_free * us, out->ours_free * us, out->failing * us, recovery,
            kept_word(out->kept), check_word(&out->check), victim_died(r, out) ? "yes" : "no",
-           out->survivors);
+           out->survivors, r->opts->settle_ms);
 }
 
 /* ---- the job ---------------------------------------------------------------------------- */

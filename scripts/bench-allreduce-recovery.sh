@@ -13,16 +13,24 @@
 #   FTCOLL_BENCH_ARGS     extra ftcoll-bench options for every job (e.g. "--bytes 64K")
 #   FTCOLL_BENCH_REPEATS  as --repeats
 #   FTCOLL_BENCH_TIMEOUT  seconds one job may take before it is killed (default 120)
+#   FTCOLL_BENCH_EVENT_TICK  Open MPI's mpi_event_tick_rate for the jobs, in
+#                         microseconds (default 1000, as ftcrun launches;
+#                         "default": Open MPI's own, 10 ms)
 #
 # A job is one mpirun of `ftcoll-bench allreduce-recovery --measure KIND`
 # (MPI_SUM on MPI_DOUBLE, 8 B per rank unless FTCOLL_BENCH_ARGS says
 # otherwise): failure-free medians of ftc_allreduce and Open MPI's own
 # MPI_Allreduce (no coll selection forced; any from outside is cleared),
-# then one failing call, the job's only failure: an ftc_allreduce in which
+# then, 200 ms later (ftcoll-bench's --settle: a death in the first ~50 ms
+# after MPI_Init is reported 20-45 ms late), one failing call, the job's
+# only failure: an ftc_allreduce in which
 # ftcoll's fault injection kills the last rank (ftcoll), or an MPI_Allreduce
 # that loses the last rank, recovered by hand: revoke, agree, shrink,
-# MPI_Allreduce again (alternative). One kind per job, because Open MPI
-# detects a job's first failure several times later than the next ones.
+# MPI_Allreduce again (alternative). One kind and one failure per job, so
+# that every sample starts from the same state. The progress engine of
+# each rank takes up the runtime's news of a death only every
+# mpi_event_tick_rate microseconds: the jobs run with the value ftcrun
+# sets (1000; docs/pmpi.md), both kinds alike.
 # Per rank count, the kinds alternate (ftcoll, alternative, ftcoll, ...) so
 # that a drift of the machine hits both. Each rank count's "# conditions:"
 # line and each job's RECOVERY line are appended to
@@ -125,6 +133,11 @@ bench_setup "${FTCOLL_BENCH:-$repo_root/build/bench/ftcoll-bench}" "set FTCOLL_B
 (( ${#ft_launch[@]} )) || die "needs an Open MPI with ULFM (FT MPI support: yes) at $prefix"
 bench_clear_coll_selection
 run_timeout=${FTCOLL_BENCH_TIMEOUT:-120}
+event_tick=${FTCOLL_BENCH_EVENT_TICK:-1000}
+[[ "$event_tick" == default || "$event_tick" =~ ^[1-9][0-9]*$ ]] \
+    || die "FTCOLL_BENCH_EVENT_TICK must be a number of microseconds or \"default\", not \"$event_tick\""
+tick_launch=()
+[[ "$event_tick" == default ]] || tick_launch=(--mca mpi_event_tick_rate "$event_tick")
 [[ "$run_timeout" =~ ^[1-9][0-9]*$ ]] \
     || die "FTCOLL_BENCH_TIMEOUT must be a number of seconds, not \"$run_timeout\""
 
@@ -151,6 +164,7 @@ run_job() {   # KIND RANKS
 recovery_lines=()
 for ranks in "${rank_counts[@]}"; do
     bench_launch "$ranks"
+    launch+=("${tick_launch[@]}")
     echo
     bench_print_conditions "$ranks" | tee -a "$results"
     for (( job = 1; job <= repeats; job++ )); do
