@@ -85,7 +85,7 @@ static void print_usage(void)
     printf("Usage: mpirun --with-ft ulfm -n RANKS ftcoll-bench " SUBCOMMAND " [OPTIONS]\n\n"
            "What one rank's death costs an allreduce (MPI_SUM on MPI_DOUBLE), in one job of\n"
            "at least 2 ranks: failure-free medians of ftc_allreduce and MPI_Allreduce, then\n"
-           "one failing call, the job's only failure (the first is the slowest to detect):\n"
+           "one failing call, the job's only failure, --settle ms later:\n"
            "an ftc_allreduce in which fault injection kills a rank (ftcoll), or an\n"
            "MPI_Allreduce that loses a rank, recovered by hand: revoke, agree, shrink,\n"
            "MPI_Allreduce again (alternative). Needs an MPI with ULFM.\n\n"
