@@ -233,27 +233,39 @@ static int run_attempt(ftc_ft_call *c)
 
 /* ---- one call ------------------------------------------------------------------------- */
 
-/* Keeps the result for ranks that may finish this call late, when the
- * layer says one could ever be served from it (ftc_ft_keeps_results:
- * ULFM, three or more live ranks); otherwise no copy is made. */
-static int keep_result(ftc_ft_call *c)
+/* Where the result of a call completed here is kept, for ranks that may
+ * finish that call late (ft_recovery.c serves it from there): NULL when no
+ * rank could ever ask (ftc_ft_keeps_results: ULFM, three or more live
+ * ranks). Every call of the engine's numbering keeps through here, whoever
+ * ran its attempt. */
+static int keep_room(ftc_comm_t comm, long number, const ftc_holdings *held, int count,
+                     MPI_Datatype type, size_t bytes, char **room)
 {
-    ftc_ft_end_call(c->ft, c->number, &c->held);
-    if (!ftc_ft_keeps_results(c->ft))
+    *room = NULL;
+    ftc_ft_end_call(comm->ft, number, held);
+    if (!ftc_ft_keeps_results(comm->ft))
         return MPI_SUCCESS;
-    struct ftc_allreduce_state *s = c->comm->allreduce;
-    int rc = ftc_ensure_capacity(&s->kept, &s->kept_capacity, c->bytes > 0 ? c->bytes : 1);
+    struct ftc_allreduce_state *s = comm->allreduce;
+    int rc = ftc_ensure_capacity(&s->kept, &s->kept_capacity, bytes > 0 ? bytes : 1);
     if (rc != MPI_SUCCESS)
         return rc;
-    if (c->bytes > 0)
-        memcpy(s->kept, c->current, c->bytes);
-    s->kept_bytes = c->bytes;
-    s->kept_count = c->count;
-    s->kept_type = c->type;
+    s->kept_bytes = bytes;
+    s->kept_count = count;
+    s->kept_type = type;
+    *room = s->kept;
     return MPI_SUCCESS;
 }
 
-static void write_report(ftc_ft_call *c)
+static int keep_result(ftc_ft_call *c)
+{
+    char *room;
+    const int rc = keep_room(c->comm, c->number, &c->held, c->count, c->type, c->bytes, &room);
+    if (rc == MPI_SUCCESS && room && c->bytes > 0)
+        memcpy(room, c->current, c->bytes);
+    return rc;
+}
+
+static void write_report(const ftc_ft_call *c)
 {
     struct ftc_allreduce_state *s = c->comm->allreduce;
     ftc_holdings_copy(&s->report_held, &c->held);
@@ -294,6 +306,7 @@ static int check_strict(const ftc_ft_call *c)
                     "the other %d", missing, first, c->comm->size - missing);
 }
 
+/* The call is over here: the result into `value`, kept, reported. */
 static int finish(ftc_ft_call *c, void *value)
 {
     if (!c->have_held)
@@ -301,19 +314,17 @@ static int finish(ftc_ft_call *c, void *value)
     if (c->current != (char *)value && c->bytes > 0)
         memcpy(value, c->current, c->bytes);   /* value may be NULL when count is 0 */
     c->current = value;
-    int rc = keep_result(c);
+    const int rc = keep_result(c);
     write_report(c);
-    return rc == MPI_SUCCESS ? check_strict(c) : rc;
+    return rc;
 }
 
-/* After a failure: what the value holds, then the survivors finish the call. */
-static int recover(ftc_ft_call *c)
+/* With c->held what the value holds: the survivors finish the call. */
+static int meet_survivors(ftc_ft_call *c)
 {
 #ifdef FTCOLL_HAVE_ULFM
     if (c->detected_at == 0)
         c->detected_at = MPI_Wtime();
-    ftc_rd_holdings(&c->held, ftc_ft_live_index(c->ft), ftc_ft_live_count(c->ft), &c->progress,
-                    ftc_ft_live_ranks(c->ft), NULL);
     c->have_held = true;
     ftc_holdings_copy(&c->alive_at_start, ftc_ft_live_set(c->ft));
     c->epoch_before = ftc_ft_epoch(c->ft);
@@ -352,24 +363,42 @@ static int keep_input(ftc_comm_t comm, ftc_ft_call *c, const void *input)
     return rc;
 }
 
-int ftc_ft_allreduce_run(ftc_comm_t comm, const void *input, void *value, int count,
-                         MPI_Datatype type, MPI_Op op, size_t bytes)
+/* After a failure: what the value holds, from how far the attempt got. */
+static int recover(ftc_ft_call *c)
 {
-    int rc = ftc_ensure_capacity(&comm->scratch, &comm->scratch_size, bytes > 0 ? bytes : 1);
+    ftc_rd_holdings(&c->held, ftc_ft_live_index(c->ft), ftc_ft_live_count(c->ft), &c->progress,
+                    ftc_ft_live_ranks(c->ft), NULL);
+    return meet_survivors(c);
+}
+
+/* A call's state over the communicator's shared words (a call allocates nothing). */
+static int start_call(ftc_ft_call *c, ftc_comm_t comm, long number, void *value, int count,
+                      MPI_Datatype type, MPI_Op op, size_t bytes)
+{
+    const int rc = ftc_ensure_capacity(&comm->scratch, &comm->scratch_size,
+                                       bytes > 0 ? bytes : 1);
     if (rc != MPI_SUCCESS)
         return rc;
     struct ftc_allreduce_state *s = comm->allreduce;
-    const long number = ftc_ft_begin_call(comm->ft);
     int type_size = 0;
     MPI_Type_size(type, &type_size);
-    ftc_ft_call c = { .comm = comm, .ft = comm->ft, .count = count, .type = type, .op = op,
-                      .bytes = bytes, .type_size = type_size,
-                      .extent = count > 0 ? bytes / (size_t)count : 0, .wire_bytes = type_size * count,
-                      .current = value, .incoming = comm->scratch, .number = number,
-                      .tag_of_call = ftc_ft_call_tag(comm->ft, number),
-                      .algorithm = choose_algorithm(comm, count, bytes),
-                      .held = s->call_held, .alive_at_start = s->call_alive };   /* shared words */
-    if (c.algorithm == FTC_ALLREDUCE_RABENSEIFNER && bytes > 0)
+    *c = (ftc_ft_call){ .comm = comm, .ft = comm->ft, .count = count, .type = type, .op = op,
+                        .bytes = bytes, .type_size = type_size,
+                        .extent = count > 0 ? bytes / (size_t)count : 0,
+                        .wire_bytes = type_size * count, .current = value,
+                        .incoming = comm->scratch, .number = number,
+                        .tag_of_call = ftc_ft_call_tag(comm->ft, number),
+                        .held = s->call_held, .alive_at_start = s->call_alive };
+    return MPI_SUCCESS;
+}
+
+int ftc_ft_allreduce_run(ftc_comm_t comm, const void *input, void *value, int count,
+                         MPI_Datatype type, MPI_Op op, size_t bytes)
+{
+    ftc_ft_call c;
+    int rc = start_call(&c, comm, ftc_ft_begin_call(comm->ft), value, count, type, op, bytes);
+    c.algorithm = choose_algorithm(comm, count, bytes);
+    if (rc == MPI_SUCCESS && c.algorithm == FTC_ALLREDUCE_RABENSEIFNER && bytes > 0)
         rc = keep_input(comm, &c, input);
     if (rc != MPI_SUCCESS)
         return rc;
@@ -377,5 +406,44 @@ int ftc_ft_allreduce_run(ftc_comm_t comm, const void *input, void *value, int co
     rc = ftc_ft_owes_meeting(comm->ft) ? FTC_DETECTED : run_attempt(&c);
     if (rc == FTC_DETECTED)
         rc = recover(&c);
+    if (rc == MPI_SUCCESS)
+        rc = finish(&c, value);
+    return rc == MPI_SUCCESS ? check_strict(&c) : rc;
+}
+
+/* ---- calls whose failure-free attempt runs outside the engine ------------------------------ */
+
+ftc_holdings *ftc_allreduce_call_holdings(ftc_comm_t comm)
+{
+    return &comm->allreduce->call_held;
+}
+
+void ftc_allreduce_injection_point(ftc_comm_t comm, long number, int step, ftc_inject_when when,
+                                   MPI_Request *send)
+{
+    const ftc_ft_call c = { .comm = comm, .ft = comm->ft, .number = number, .step = step };
+    ftc_ft_die_if_injected(&c, when, send);
+}
+
+int ftc_allreduce_attempt_completed(ftc_comm_t comm, long number, const ftc_holdings *held,
+                                    int count, MPI_Datatype type, size_t bytes, char **keep_into)
+{
+    const ftc_ft_call c = { .comm = comm, .ft = comm->ft, .count = count, .type = type,
+                            .bytes = bytes, .number = number, .held = *held };   /* read only */
+    const int rc = keep_room(comm, number, held, count, type, bytes, keep_into);
+    write_report(&c);
+    return rc;
+}
+
+int ftc_allreduce_resume(ftc_comm_t comm, long number, void *value, int count, MPI_Datatype type,
+                         MPI_Op op, size_t bytes, const ftc_holdings *held)
+{
+    ftc_ft_call c;
+    int rc = start_call(&c, comm, number, value, count, type, op, bytes);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (c.held.words != held->words)
+        ftc_holdings_copy(&c.held, held);
+    rc = meet_survivors(&c);
     return rc == MPI_SUCCESS ? finish(&c, value) : rc;
 }

@@ -8,6 +8,8 @@
 #include <mpi.h>
 
 #include "../comm.h"
+#include "../ft/holdings.h"
+#include "../inject.h"
 
 /*
  * Reduces `count` elements of `type` (`bytes` in all) with `op` across the
@@ -20,6 +22,40 @@
 int ftc_ft_allreduce_run(ftc_comm_t comm, const void *input, void *value, int count,
                          MPI_Datatype type, MPI_Op op, size_t bytes);
 
+/*
+ * Calls of the engine's numbering (ftc_ft_begin_call) whose failure-free
+ * attempt runs outside it (ftc_bcast): the engine reports them, keeps their
+ * value for late ranks and, after a failure, finishes them with its own
+ * recovery, so that they end alike on every survivor.
+ */
+
+/* Holdings for such a call's value, over words the communicator keeps (a
+ * call allocates nothing): valid until the call returns. */
+ftc_holdings *ftc_allreduce_call_holdings(ftc_comm_t comm);
+
+/* FTCOLL_INJECT at step `step` of such an attempt (round 0); `send`, if not
+ * NULL, completes first at FTC_INJECT_AFTER_SEND. */
+void ftc_allreduce_injection_point(ftc_comm_t comm, long number, int step, ftc_inject_when when,
+                                   MPI_Request *send);
+
+/*
+ * The attempt of call `number` completed here, its value (`count` x `type`,
+ * `bytes` in all) holding `held`: reports it (S = held) and returns in
+ * *keep_into where the caller writes the value for ranks that may finish
+ * the call late, NULL when none ever could.
+ */
+int ftc_allreduce_attempt_completed(ftc_comm_t comm, long number, const ftc_holdings *held,
+                                    int count, MPI_Datatype type, size_t bytes, char **keep_into);
+
+/*
+ * A failure stopped the attempt of call `number`, this rank's `value` (as
+ * for ftc_ft_allreduce_run) holding `held`: the survivors finish the call
+ * with the engine's recovery (a meeting, the round over everyone's
+ * holdings), `value` gets the result of `op` over S, S is reported and the
+ * result kept. Strict mode is the caller's to apply.
+ */
+int ftc_allreduce_resume(ftc_comm_t comm, long number, void *value, int count, MPI_Datatype type,
+                         MPI_Op op, size_t bytes, const ftc_holdings *held);
 
 /* Whether the last completed call's result includes `rank`'s input. */
 bool ftc_allreduce_result_includes(ftc_comm_t comm, int rank);

@@ -105,6 +105,7 @@ endfunction()
 # The success lines the programs print on rank 0.
 set(FTCOLL_ALLGATHER_OK "allgather p=[0-9]+: [0-9]+ cases, all elements checked")
 set(FTCOLL_ALLREDUCE_OK "allreduce p=[0-9]+: [0-9]+ cases, all elements checked")
+set(FTCOLL_BCAST_OK "bcast p=[0-9]+: [0-9]+ cases, all elements checked")
 set(FTCOLL_ERRORS_OK "errors p=[0-9]+: all checks passed")
 set(FTCOLL_ENV_OK "as expected on every rank")
 
@@ -138,6 +139,20 @@ function(ftcoll_allreduce_tests prefix target label large_max_procs)
     endif()
     ftcoll_mpi_test(${prefix}.allreduce.${suffix} ${procs} ${target} LABEL ${label}
                     EXPECT "${FTCOLL_ALLREDUCE_OK}" ARGS ${args})
+  endforeach()
+endfunction()
+
+# ftcoll_bcast_tests(<prefix> <target> <label> <large_max_procs> <procs...>):
+# one test per process count; the 100000-double cases up to large_max_procs.
+function(ftcoll_bcast_tests prefix target label large_max_procs)
+  foreach(procs IN LISTS ARGN)
+    ftcoll_procs_suffix(${procs} suffix)
+    set(args "")
+    if(procs GREATER large_max_procs)
+      set(args --large 0)
+    endif()
+    ftcoll_mpi_test(${prefix}.bcast.${suffix} ${procs} ${target} LABEL ${label}
+                    EXPECT "${FTCOLL_BCAST_OK}" ARGS ${args})
   endforeach()
 endfunction()
 
@@ -268,13 +283,15 @@ endfunction()
 # the test programs built against <library>, and their tests, named and
 # labelled <label>.
 function(ftcoll_mpi_suite label library large_max_procs procs_var)
-  foreach(program test_allgather test_errors test_env test_allreduce test_guard)
+  foreach(program test_allgather test_errors test_env test_allreduce test_bcast test_guard)
     ftcoll_mpi_program(${label}_${program} ${program}.c ${library} ${ARGN})
   endforeach()
   ftcoll_allgather_tests(${label} ${label}_test_allgather ${label} ${large_max_procs}
                          ${${procs_var}})
   ftcoll_allreduce_tests(${label} ${label}_test_allreduce ${label} ${large_max_procs}
                          ${${procs_var}})
+  ftcoll_bcast_tests(${label} ${label}_test_bcast ${label} ${large_max_procs}
+                     ${${procs_var}})
   ftcoll_error_tests(${label} ${label}_test_errors ${label})
   ftcoll_env_tests(${label} ${label}_test_env ${label})
   # the long healthy runs at p = 16: a check-in tree four levels deep on an

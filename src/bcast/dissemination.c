@@ -1,0 +1,34 @@
+#include "dissemination.h"
+
+int ftc_dissemination_steps(int n)
+{
+    int steps = 0;
+    while (n > 1 && (1 << steps) < n)
+        steps++;
+    return steps;
+}
+
+/* Relative to the root, the holders before step k are 0 .. 2^k - 1. */
+static bool holds_before(int relative, int distance) { return relative < distance; }
+
+ftc_dissemination_step ftc_dissemination_step_of(int index, int root, int n, int step)
+{
+    const int distance = 1 << step;
+    const int relative = (index - root + n) % n;
+    const int to = (relative + distance) % n, from = (relative - distance % n + n) % n;
+    return (ftc_dissemination_step){
+        .send_to = (to + root) % n,
+        .sends_data = holds_before(relative, distance) && !holds_before(to, distance),
+        .receive_from = (from + root) % n,
+        .receives_data = holds_before(from, distance) && !holds_before(relative, distance),
+    };
+}
+
+int ftc_dissemination_data_step(int index, int root, int n)
+{
+    const int relative = (index - root + n) % n;
+    int step = -1;
+    while (relative >= (1 << (step + 1)))
+        step++;
+    return step;
+}
