@@ -78,12 +78,12 @@ endfunction()
 # The real-kill scenarios (ULFM only), one mpirun each, ending with the table
 # "scenarios, survived, wrong results, hangs"; the script's exit status is
 # the verdict (it judges each mpirun by the lines printed and its exit code).
-# ftcoll_kill_table(<name> <label> <target> [ENV VAR=val...])
-function(ftcoll_kill_table name label target)
+# ftcoll_kill_table(<name> <label> <target> <scenarios file> [ENV VAR=val...])
+function(ftcoll_kill_table name label target scenarios)
   cmake_parse_arguments(ARG "" "" "ENV" ${ARGN})
   add_test(NAME ${name}
     COMMAND ${PROJECT_SOURCE_DIR}/tests/scripts/allreduce_kill_table.sh
-            ${FTCOLL_MPI_TEST_DIR}/kill_scenarios.txt 60
+            ${FTCOLL_MPI_TEST_DIR}/${scenarios} 60
             ${FTCOLL_MPIEXEC} ${FTCOLL_MPIEXEC_FLAGS} ${MPIEXEC_PREFLAGS} ${FTCOLL_NUMPROC_FLAG}
             -- $<TARGET_FILE:${target}>)
   set_tests_properties(${name} PROPERTIES
@@ -327,7 +327,10 @@ if(FTCOLL_SANITIZERS)
   if(FTCOLL_HAVE_ULFM)
     ftcoll_mpi_program(asan_test_allreduce_kill test_allreduce_kill.c ftcoll_asan SANITIZED)
     ftcoll_kill_table(asan.allreduce_kill_table asan asan_test_allreduce_kill
-                      ENV ${FTCOLL_ASAN_ENV})
+                      kill_scenarios.txt ENV ${FTCOLL_ASAN_ENV})
+    ftcoll_mpi_program(asan_test_bcast_kill test_bcast_kill.c ftcoll_asan SANITIZED)
+    ftcoll_kill_table(asan.bcast_kill_table asan asan_test_bcast_kill
+                      bcast_kill_scenarios.txt ENV ${FTCOLL_ASAN_ENV})
   endif()
 endif()
 
@@ -359,7 +362,11 @@ endif()
 # with the table (the sanitized run is in the asan section).
 if(FTCOLL_HAVE_ULFM)
   ftcoll_mpi_program(mpi_test_allreduce_kill test_allreduce_kill.c ftcoll_static)
-  ftcoll_kill_table(mpi.allreduce_kill_table mpi mpi_test_allreduce_kill)
+  ftcoll_kill_table(mpi.allreduce_kill_table mpi mpi_test_allreduce_kill kill_scenarios.txt)
+  # The same for ftc_bcast: its root, an interior rank, a leaf
+  # (bcast_kill_scenarios.txt, test_bcast_kill.c).
+  ftcoll_mpi_program(mpi_test_bcast_kill test_bcast_kill.c ftcoll_static)
+  ftcoll_kill_table(mpi.bcast_kill_table mpi mpi_test_bcast_kill bcast_kill_scenarios.txt)
   # `make run`'s demonstration: 8 ranks, two killed, the survivors' report.
   ftcoll_mpi_test(mpi.demo 8 ftcoll-demo
     EXPECT "every call returned on every survivor the exact sum")

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Runs every scenario of a kill-scenario file (tests/mpi/kill_scenarios.txt)
-# under mpirun and ends with the table: scenarios, survived, wrong results,
-# hangs. A scenario survives when the lowest survivor prints PASS (its
-# checks: every result exact for the reported S, S the same everywhere),
+# Runs every scenario of a kill-scenario file (tests/mpi/kill_scenarios.txt
+# for ftc_allreduce, bcast_kill_scenarios.txt for ftc_bcast) under mpirun and ends with the table: scenarios, survived, wrong results,
+# hangs. A scenario survives when the lowest survivor prints its
+# "<collective>-kill ... survivors=N ...: PASS" line (its checks: every
+# result exact, the outcome the same everywhere),
 # as many ranks died as the scenario kills, and mpirun exits 0. A run in
 # which fewer ranks died than planned (a late death pre-empted by an earlier
 # one's notice) is run again, up to three times.
@@ -39,7 +40,7 @@ while IFS='|' read -r ranks env spec; do
         env FTCOLL_INJECT="$spec" $env timeout -k 5 "$limit" \
             "${launcher[@]}" "$ranks" "$program" </dev/null >"$log" 2>&1
         rc=$?
-        line=$(grep -a "^allreduce-kill " "$log" | tail -1)
+        line=$(grep -aE "^[a-z]+-kill " "$log" | tail -1)
         [[ "$line" == *": PASS" ]] && [[ "$line" != *" survivors=$((ranks - kills)) "* ]] \
             && [ "$rc" -eq 0 ] \
             && ! grep -aq "MISMATCH\|: FAIL\|^FAIL\|Sanitizer\|runtime error:" "$log" || break

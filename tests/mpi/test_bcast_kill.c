@@ -1,0 +1,150 @@
+/*
+ * Real process deaths during ftc_bcast (ULFM only). FTCOLL_INJECT (set by
+ * the scenario runner, tests/scripts/allreduce_kill_table.sh, from
+ * bcast_kill_scenarios.txt) kills the root, an interior rank of the
+ * broadcast or a leaf at chosen calls, steps and rounds. Every rank makes
+ * CALLS broadcasts, call c from root (c - 1) mod p, of COUNTS[c - 1]
+ * doubles (the last one through a strided type: every other double).
+ *
+ * Checked on every survivor, for every call: MPI_SUCCESS with every element
+ * the root's, or MPIX_ERR_PROC_FAILED with the buffer untouched; success
+ * wherever the root survived; with FTCOLL_TEST_BCAST_LOST=C, the error in
+ * call C (its root died before sending anything). Then, over a
+ * communicator of the survivors: every call's outcome the same on every
+ * survivor. The lowest survivor prints one line:
+ *   bcast-kill p=P survivors=N calls=C wrong=W delivered=[1 0 1 1]: PASS|FAIL
+ */
+#define _POSIX_C_SOURCE 200809L /* _exit */
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <mpi.h>
+#include <mpi-ext.h>
+
+#include "ftcoll.h"
+#include "harness.h"
+
+enum { CALLS = 4, UNTOUCHED = -1 };
+static const int COUNTS[CALLS] = { 5, 1000, 100000, 300 };
+
+static int root_of(int call, int p) { return (call - 1) % p; }
+
+static double element(int call, int i) { return call * 1e7 + i; }
+
+/* The call's data: doubles, or every other double for the last call. */
+static MPI_Datatype layout_of(int call, int count, int *stride)
+{
+    MPI_Datatype type = MPI_DOUBLE;
+    *stride = 1;
+    if (call == CALLS) {
+        MPI_Type_vector(count, 1, 2, MPI_DOUBLE, &type);
+        MPI_Type_commit(&type);
+        *stride = 2;
+    }
+    return type;
+}
+
+static int check_elements(int rank, int call, const double *data, int count, int stride,
+                          bool delivered)
+{
+    for (int i = 0; i < count * stride; i++) {
+        const double want = delivered && i % stride == 0 ? element(call, i / stride) : UNTOUCHED;
+        if (data[i] != want) {
+            fprintf(stderr, "MISMATCH rank %d call %d: double %d is %g, expected %g\n", rank,
+                    call, i, data[i], want);
+            return 1;
+        }
+    }
+    return 0;
+}
+
+static bool lost_by_plan(int call)
+{
+    const char *text = getenv("FTCOLL_TEST_BCAST_LOST");
+    return text && atoi(text) == call;
+}
+
+/* One call; *delivered says whether it returned the data. */
+static int check_call(ftc_comm_t comm, int rank, int p, int call, int *delivered)
+{
+    const int root = root_of(call, p), count = COUNTS[call - 1];
+    int stride;
+    MPI_Datatype type = layout_of(call, count, &stride);
+    double *data = checked_malloc(sizeof(double) * (size_t)count * (size_t)stride);
+    for (int i = 0; i < count * stride; i++)
+        data[i] = rank == root && i % stride == 0 ? element(call, i / stride) : UNTOUCHED;
+    const int rc = ftc_bcast(data, stride == 1 ? count : 1, type, root, comm);
+    *delivered = rc == MPI_SUCCESS;
+    int wrong = 0;
+    if (rc != MPI_SUCCESS && class_of(rc) != MPIX_ERR_PROC_FAILED) {
+        fprintf(stderr, "FAIL rank %d call %d: returned %s: %s\n", rank, call,
+                class_name(class_of(rc)), ftc_error_message());
+        wrong++;
+    }
+    if (rc != MPI_SUCCESS && lost_by_plan(call) == false && rank == root) {
+        fprintf(stderr, "FAIL rank %d call %d: the root itself returned an error\n", rank, call);
+        wrong++;
+    }
+    if (rc == MPI_SUCCESS && lost_by_plan(call)) {
+        fprintf(stderr, "FAIL rank %d call %d: data delivered although its root died before "
+                "sending\n", rank, call);
+        wrong++;
+    }
+    if (rank != root || rc == MPI_SUCCESS)
+        wrong += check_elements(rank, call, data, count, stride, rc == MPI_SUCCESS);
+    if (type != MPI_DOUBLE)
+        MPI_Type_free(&type);
+    free(data);
+    return wrong;
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    int rank, p;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &p);
+    ftc_comm_t comm;
+    if (ftc_comm_create(MPI_COMM_WORLD, &comm) != MPI_SUCCESS)
+        die(ftc_error_message());
+    int wrong = 0, delivered[CALLS];
+    for (int call = 1; call <= CALLS; call++)
+        wrong += check_call(comm, rank, p, call, &delivered[call - 1]);
+
+    MPI_Comm survivors;
+    if (ftc_comm_survivors(comm, &survivors) != MPI_SUCCESS)
+        die(ftc_error_message());
+    int n, reporter, lowest[CALLS], highest[CALLS], total_wrong = 0, root_alive[CALLS];
+    MPI_Comm_size(survivors, &n);
+    MPI_Comm_rank(survivors, &reporter);
+    MPI_Allreduce(delivered, lowest, CALLS, MPI_INT, MPI_MIN, survivors);
+    MPI_Allreduce(delivered, highest, CALLS, MPI_INT, MPI_MAX, survivors);
+    for (int call = 1; call <= CALLS; call++)
+        root_alive[call - 1] = rank == root_of(call, p);
+    MPI_Allreduce(MPI_IN_PLACE, root_alive, CALLS, MPI_INT, MPI_MAX, survivors);
+    MPI_Allreduce(&wrong, &total_wrong, 1, MPI_INT, MPI_SUM, survivors);
+    for (int call = 1; call <= CALLS && reporter == 0; call++) {
+        const char *why = lowest[call - 1] != highest[call - 1] ? "outcomes differ between survivors"
+                        : root_alive[call - 1] && !lowest[call - 1] ? "its root survived, yet no data"
+                        : NULL;
+        if (why) {
+            fprintf(stderr, "FAIL call %d: %s\n", call, why);
+            total_wrong++;
+        }
+    }
+    if (reporter == 0) {
+        printf("bcast-kill p=%d survivors=%d calls=%d wrong=%d delivered=[", p, n, CALLS,
+               total_wrong);
+        for (int call = 0; call < CALLS; call++)
+            printf("%s%d", call ? " " : "", lowest[call]);
+        printf("]: %s\n", total_wrong ? "FAIL" : "PASS");
+    }
+    MPI_Comm_free(&survivors);
+    ftc_comm_free(&comm);
+    /* as test_allreduce_kill.c: MPI_Finalize may wait forever after a death */
+    fflush(stdout);
+    fflush(stderr);
+    _exit(total_wrong ? 1 : 0);
+}
