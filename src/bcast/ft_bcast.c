@@ -116,12 +116,19 @@ static int exchange(bcast_call *b, const ftc_dissemination_step *s, int step)
                             s->receive_from, s->send_to);
 }
 
+/* With the root dead since an earlier call, every survivor knows that
+ * nobody can hold its data, yet the steps still run, tokens only: a rank
+ * that skipped them could complete this call and the next while another
+ * rank is still in the previous one. */
 static int run_attempt(bcast_call *b)
 {
     const int n = ftc_ft_live_count(b->ft), me = ftc_ft_live_index(b->ft);
-    const int root = ftc_ft_epoch_rank(b->ft, b->root);
+    const bool root_alive = ftc_ft_is_alive(b->ft, b->root);
+    const int root = root_alive ? ftc_ft_epoch_rank(b->ft, b->root) : 0;
     for (int step = 0; step < ftc_dissemination_steps(n); step++) {
-        const ftc_dissemination_step s = ftc_dissemination_step_of(me, root, n, step);
+        ftc_dissemination_step s = ftc_dissemination_step_of(me, root, n, step);
+        s.sends_data = s.sends_data && root_alive;
+        s.receives_data = s.receives_data && root_alive;
         const int rc = exchange(b, &s, step);
         if (rc != MPI_SUCCESS)
             return rc;
@@ -204,13 +211,8 @@ int ftc_bcast_fault_tolerant(void *buf, int count, MPI_Datatype type, int root, 
     bcast_call b = { .comm = comm, .ft = comm->ft, .buf = buf, .count = count, .type = type,
                      .root = root, .wire_bytes = type_size * count,
                      .number = ftc_ft_begin_call(comm->ft), .holds_data = comm->rank == root };
-    int rc;
-    if (ftc_ft_owes_meeting(comm->ft))
-        rc = FTC_DETECTED;   /* others wait for this rank in a meeting: there first */
-    else if (!ftc_ft_is_alive(comm->ft, root))
-        return complete(&b);   /* every survivor knows: nobody can hold the data */
-    else
-        rc = run_attempt(&b);
+    /* a rank others wait for in a meeting goes there first */
+    const int rc = ftc_ft_owes_meeting(comm->ft) ? FTC_DETECTED : run_attempt(&b);
     if (rc == FTC_DETECTED)
         return recover(&b);
     return rc == MPI_SUCCESS ? complete(&b) : rc;

@@ -96,6 +96,10 @@ def parse_args(argv):
                          "(default %(default)s)")
     ap.add_argument("--length", type=int, default=0,
                     help="one fixed vector length for every call (default: cycle)")
+    ap.add_argument("--collective", choices=["allreduce", "bcast"], default="allreduce",
+                    help="what torture_api calls back to back: ftc_allreduce (with a "
+                         "broadcast and a barrier every 16 calls), or ftc_bcast from "
+                         "varying roots, 1, 1000 and 100000 doubles (default allreduce)")
     ap.add_argument("--keep-all", action="store_true",
                     help="with --keep-logs: keep every job's log, not only failing ones'")
     ap.add_argument("--verbose", action="store_true", help="print every job's reasons")
@@ -139,7 +143,8 @@ def command_for(args, program, p, calls, after):
     tail = [str(calls)] + (["--length", str(args.length)] if args.length else [])
     if program == "api":
         return [args.mpirun, "--with-ft", "ulfm", "--oversubscribe", "--bind-to", "none",
-                "-n", str(p), args.api] + tail + ["--after", after]
+                "-n", str(p), args.api] + tail + ["--after", after,
+                                                  "--collective", args.collective]
     return [args.ftcrun, "-n", str(p), "--mpirun", args.mpirun, "--", args.pmpi] + tail
 
 
@@ -642,12 +647,13 @@ def main(argv):
     jobs = [args.job] if args.job is not None else list(range(args.jobs))
     plans = [plan_job(args, j) for j in jobs]
     print("torture: seed %d, %d job(s), ranks %s, pmpi share %.2f, time limit %.0f s, "
-          "FTCOLL_TAG_WINDOW=%d" % (args.seed, len(plans), ",".join(map(str, args.ranks)),
-                                    args.pmpi_share, args.time_limit, args.tag_window))
+          "FTCOLL_TAG_WINDOW=%d, torture_api calls %s" % (
+              args.seed, len(plans), ",".join(map(str, args.ranks)), args.pmpi_share,
+              args.time_limit, args.tag_window, args.collective))
     print("torture: replay job K with: %s --seed %d --job K --ranks %s --pmpi-share %s "
-          "--loop-seconds %s --tag-window %d%s" % (
+          "--loop-seconds %s --tag-window %d --collective %s%s" % (
               sys.argv[0], args.seed, ",".join(map(str, args.ranks)), args.pmpi_share,
-              args.loop_seconds, args.tag_window,
+              args.loop_seconds, args.tag_window, args.collective,
               " --length %d" % args.length if args.length else ""))
     sys.stdout.flush()
 

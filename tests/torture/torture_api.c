@@ -12,7 +12,14 @@
  * ftc_bcast (every element checked, or a uniform MPIX_ERR_PROC_FAILED when
  * its root died first) and an ftc_barrier come between the allreduces.
  *
+ * With --collective bcast every call is an ftc_bcast instead: its root a
+ * pseudo-random rank (a dead one too: every survivor then gets the error),
+ * 1, 1000 and 100000 doubles in turn, every element checked, or the
+ * uniform error with the buffer untouched; one checked ftc_allreduce ends
+ * the loop (its S is the line's).
+ *
  * Usage: torture_api CALLS [--length N] [--after none|allgather|survivors|both]
+ *                    [--collective allreduce|bcast]
  * Environment: TORTURE_PIDS, TORTURE_STARTED, TORTURE_PROGRESS (the pids,
  * the start of the calls and each rank's call number, for the driver: see
  * torture_launch.h).
@@ -61,10 +68,13 @@ typedef enum {
 
 typedef enum { AFTER_NONE, AFTER_ALLGATHER, AFTER_SURVIVORS, AFTER_BOTH } after_loop;
 
+typedef enum { LOOP_ALLREDUCE, LOOP_BCAST } loop_collective;
+
 typedef struct {
     int calls;
     int fixed_length;   /* 0: cycle */
     after_loop after;
+    loop_collective collective;
 } options;
 
 /* What one rank learns over the run. */
@@ -323,42 +333,63 @@ static int torture_call(ftc_comm_t comm, run_state *st, const options *opt, int 
 
 /* ---- the other entry points on the same engine, between the allreduces ---- */
 
-enum { OTHER_EVERY = 16, BCAST_AT = 5, BARRIER_AT = 11, BCAST_LENGTH = 33 };
+enum { OTHER_EVERY = 16, BCAST_AT = 5, BARRIER_AT = 11, BCAST_LENGTH = 33,
+       BCAST_LOOP_MAX_LENGTH = 100000 };
 
-static int bcast_element(int call, int i) { return call * 1000 + i; }
+enum { UNTOUCHED = -1 };
 
-/* A broadcast from the lowest rank of the last allreduce's S (the same on
- * every survivor, unlike the ranks each one saw die: a rank that finished
- * that call before a death saw none): every element exact, or
- * MPIX_ERR_PROC_FAILED on every survivor alike when the root died before
- * its data reached one (the digests compare the outcome). */
-static int torture_bcast(ftc_comm_t comm, run_state *st, int call)
+/* Exact in a double for every call and element. */
+static double bcast_element(int call, int i) { return (double)call * 1e6 + i; }
+
+/* Every element of a broadcast's outcome: the root's data, or untouched. */
+static int check_bcast_data(run_state *st, int call, int root, int n, const double *data,
+                            int delivered)
 {
-    int root = 0;
-    while (root < st->p - 1 && !in_set(st->last_s, root))
-        root++;
-    int data[BCAST_LENGTH];
-    for (int i = 0; i < BCAST_LENGTH; i++)
-        data[i] = st->rank == root ? bcast_element(call, i) : -1;
-    const int rc = ftc_bcast(data, BCAST_LENGTH, MPI_INT, root, comm);
-    int error_class = rc;
-    MPI_Error_class(rc, &error_class);
-    const int32_t outcome = rc == MPI_SUCCESS ? 0 : 1;
-    st->digest = torture_digest_add(st->digest, &outcome, sizeof(outcome));
-    if (rc != MPI_SUCCESS && error_class != MPIX_ERR_PROC_FAILED) {
-        fprintf(stderr, "ERROR rank %d call %d: ftc_bcast from %d returned class %d: %s\n",
-                st->rank, call, root, error_class, ftc_error_message());
-        return 1;
-    }
-    for (int i = 0; rc == MPI_SUCCESS && i < BCAST_LENGTH; i++) {
-        if (data[i] != bcast_element(call, i)) {
-            fprintf(stderr, "MISMATCH rank %d call %d: ftc_bcast from %d, element %d: got %d, "
-                    "expected %d\n", st->rank, call, root, i, data[i], bcast_element(call, i));
+    for (int i = 0; i < n; i++) {
+        const double want = delivered ? bcast_element(call, i) : UNTOUCHED;
+        if (data[i] != want) {
+            fprintf(stderr, "MISMATCH rank %d call %d: ftc_bcast from %d of %d doubles, "
+                    "element %d: got %.1f, expected %.1f\n", st->rank, call, root, n, i,
+                    data[i], want);
             st->wrong++;
             return 0;
         }
     }
     return 0;
+}
+
+/* A broadcast of n doubles from `root`: every element exact, or
+ * MPIX_ERR_PROC_FAILED on every survivor alike when the root died before
+ * its data reached one (the digests compare the outcome), the buffer then
+ * untouched. 0 to go on, 1 after an error. */
+static int broadcast_checked(ftc_comm_t comm, run_state *st, int call, int root, int n,
+                             double *data)
+{
+    for (int i = 0; i < n; i++)
+        data[i] = st->rank == root ? bcast_element(call, i) : UNTOUCHED;
+    const int rc = ftc_bcast(data, n, MPI_DOUBLE, root, comm);
+    int error_class = rc;
+    MPI_Error_class(rc, &error_class);
+    const int32_t outcome = rc == MPI_SUCCESS ? 0 : 1;
+    st->digest = torture_digest_add(st->digest, &outcome, sizeof(outcome));
+    if (rc != MPI_SUCCESS && (error_class != MPIX_ERR_PROC_FAILED || st->rank == root)) {
+        fprintf(stderr, "ERROR rank %d call %d: ftc_bcast from %d returned class %d: %s\n",
+                st->rank, call, root, error_class, ftc_error_message());
+        return 1;
+    }
+    return st->rank == root ? 0 : check_bcast_data(st, call, root, n, data, rc == MPI_SUCCESS);
+}
+
+/* A broadcast from the lowest rank of the last allreduce's S (the same on
+ * every survivor, unlike the ranks each one saw die: a rank that finished
+ * that call before a death saw none). */
+static int torture_bcast(ftc_comm_t comm, run_state *st, int call)
+{
+    int root = 0;
+    while (root < st->p - 1 && !in_set(st->last_s, root))
+        root++;
+    double data[BCAST_LENGTH];
+    return broadcast_checked(comm, st, call, root, BCAST_LENGTH, data);
 }
 
 static int torture_barrier(ftc_comm_t comm, run_state *st, int call)
@@ -371,6 +402,18 @@ static int torture_barrier(ftc_comm_t comm, run_state *st, int call)
     return 1;
 }
 
+/* The ranks the call's report names dead join those seen so far. */
+static int note_failures(ftc_comm_t comm, run_state *st, int call)
+{
+    uint64_t s, failed;
+    if (read_report(comm, st, call, &s, &failed) != 0)
+        return 1;
+    st->dead |= failed;
+    if (failed)
+        st->last_failure_call = call;
+    return 0;
+}
+
 /* Every OTHER_EVERY calls, a broadcast and a barrier come between the
  * allreduces; deaths during them are reported like the allreduce's. */
 static int torture_other(ftc_comm_t comm, run_state *st, int call)
@@ -379,17 +422,30 @@ static int torture_other(ftc_comm_t comm, run_state *st, int call)
     if (slot != BCAST_AT && slot != BARRIER_AT)
         return 0;
     int rc = slot == BCAST_AT ? torture_bcast(comm, st, call) : torture_barrier(comm, st, call);
-    uint64_t s, failed;
     if (rc == 0)
-        rc = read_report(comm, st, call, &s, &failed);
-    if (rc != 0) {
-        st->errors++;
-        return 1;
+        rc = note_failures(comm, st, call);
+    st->errors += rc;
+    return rc;
+}
+
+/* --collective bcast: call `call` is a broadcast, its root and length
+ * varying from call to call. */
+static int torture_bcast_loop_call(ftc_comm_t comm, run_state *st, const options *opt, int call,
+                                   double *data)
+{
+    static const int lengths[] = { 1, 1000, BCAST_LOOP_MAX_LENGTH };
+    const int n = opt->fixed_length ? opt->fixed_length : lengths[call % 3];
+    const int root = (int)(mix(0, call, 0) % (uint64_t)st->p);
+    int rc = broadcast_checked(comm, st, call, root, n, data);
+    if (rc == 0)
+        rc = note_failures(comm, st, call);
+    st->errors += rc;
+    if (rc == 0) {
+        const int32_t call_number = call;
+        st->digest = torture_digest_add(st->digest, &call_number, sizeof(call_number));
+        st->done = call;
     }
-    st->dead |= failed;
-    if (failed)
-        st->last_failure_call = call;
-    return 0;
+    return rc;
 }
 
 /* ---- after the loop ---------------------------------------------------------- */
@@ -491,7 +547,8 @@ static void finalize_or_leave(int status)
 
 static int parse_options(int argc, char **argv, options *opt)
 {
-    *opt = (options){ .calls = 100, .fixed_length = 0, .after = AFTER_NONE };
+    *opt = (options){ .calls = 100, .fixed_length = 0, .after = AFTER_NONE,
+                      .collective = LOOP_ALLREDUCE };
     if (argc > 1)
         opt->calls = atoi(argv[1]);
     for (int i = 2; i < argc; i++) {
@@ -506,11 +563,17 @@ static int parse_options(int argc, char **argv, options *opt)
             if (found < 0)
                 return 1;
             opt->after = (after_loop)found;
+        } else if (strcmp(argv[i], "--collective") == 0 && i + 1 < argc) {
+            const char *c = argv[++i];
+            if (strcmp(c, "allreduce") != 0 && strcmp(c, "bcast") != 0)
+                return 1;
+            opt->collective = strcmp(c, "bcast") == 0 ? LOOP_BCAST : LOOP_ALLREDUCE;
         } else {
             return 1;
         }
     }
-    return opt->calls < 1 || opt->fixed_length < 0 || opt->fixed_length > MAX_LENGTH;
+    const int longest = opt->collective == LOOP_BCAST ? BCAST_LOOP_MAX_LENGTH : MAX_LENGTH;
+    return opt->calls < 1 || opt->fixed_length < 0 || opt->fixed_length > longest;
 }
 
 int main(int argc, char **argv)
@@ -523,7 +586,8 @@ int main(int argc, char **argv)
     if (parse_options(argc, argv, &opt) != 0 || st.p > MAX_RANKS) {
         if (st.rank == 0)
             fprintf(stderr, "usage: torture_api CALLS [--length 1..%d] "
-                    "[--after none|allgather|survivors|both] (at most %d ranks)\n",
+                    "[--after none|allgather|survivors|both] [--collective allreduce|bcast] "
+                    "(at most %d ranks)\n",
                     MAX_LENGTH, MAX_RANKS);
         MPI_Finalize();
         return 2;
@@ -539,7 +603,8 @@ int main(int argc, char **argv)
     MPI_Op_create(user_sum, 1, &user_op);
     void *send = malloc(MAX_LENGTH * sizeof(long long));
     void *recv = malloc(MAX_LENGTH * sizeof(long long));
-    if (!send || !recv)
+    double *broadcast = malloc(BCAST_LOOP_MAX_LENGTH * sizeof(double));
+    if (!send || !recv || !broadcast)
         MPI_Abort(MPI_COMM_WORLD, 2);
 
     /* Nobody is killed before every pid is on file and every rank is here. */
@@ -548,9 +613,16 @@ int main(int argc, char **argv)
     const double start = MPI_Wtime();
     for (int call = 1; call <= opt.calls; call++) {
         torture_progress(call);
-        if (torture_call(comm, &st, &opt, call, user_op, send, recv) != 0
-            || torture_other(comm, &st, call) != 0)
+        if (opt.collective == LOOP_BCAST
+                ? torture_bcast_loop_call(comm, &st, &opt, call, broadcast) != 0
+                : torture_call(comm, &st, &opt, call, user_op, send, recv) != 0
+                  || torture_other(comm, &st, call) != 0)
             break;
+    }
+    /* broadcasts report no S of the survivors: one allreduce gives it */
+    if (opt.collective == LOOP_BCAST && st.errors == 0) {
+        const options cycling = { .calls = opt.calls, .fixed_length = 0 };
+        torture_call(comm, &st, &cycling, opt.calls + 1, user_op, send, recv);
     }
     st.loop_seconds = MPI_Wtime() - start;
 
@@ -568,6 +640,7 @@ int main(int argc, char **argv)
     fflush(stderr);
     free(send);
     free(recv);
+    free(broadcast);
     MPI_Op_free(&user_op);
     finalize_or_leave(st.wrong || st.errors ? 1 : 0);
     return st.wrong || st.errors ? 1 : 0;
