@@ -5,7 +5,7 @@
  * same run.
  *
  *   mpirun -n P ftcoll-bench-native [--min-bytes 4] [--max-bytes 1M]
- *          [--rounds R] [--block-seconds S] [--csv FILE]
+ *          [--rounds R] [--block-seconds S] [--csv FILE] [--only COLLECTIVE]
  *
  * Linked with libftcoll-pmpi: MPI_Allreduce & co. go through the layer,
  * PMPI_Allreduce & co. straight to MPI. Per collective and size:
@@ -147,6 +147,7 @@ typedef struct {
     int rounds;
     double block_seconds;
     const char *csv;
+    const char *only;   /* one collective's name, or NULL: all of them */
 } options;
 
 static void measure(const collective *c, int bytes, const options *o, FILE *csv)
@@ -189,14 +190,15 @@ static long parse_bytes(const char *text)
 static int usage(void)
 {
     fprintf(stderr, "usage: ftcoll-bench-native [--min-bytes N (>= 4)] [--max-bytes N (<= 16M)] "
-                    "[--rounds R (1..%d)] [--block-seconds S (> 0)] [--csv FILE]\n", MAX_ROUNDS);
+                    "[--rounds R (1..%d)] [--block-seconds S (> 0)] [--csv FILE] "
+                    "[--only allreduce|allgather|bcast|barrier]\n", MAX_ROUNDS);
     return 2;
 }
 
 static int parse(int argc, char **argv, options *o)
 {
     *o = (options){ .min_bytes = 4, .max_bytes = 1024 * 1024, .rounds = 15,
-                    .block_seconds = 0.01, .csv = NULL };
+                    .block_seconds = 0.01, .csv = NULL, .only = NULL };
     for (int i = 1; i < argc; i++) {
         const char *value = i + 1 < argc ? argv[i + 1] : NULL;
         if (!value)
@@ -211,11 +213,16 @@ static int parse(int argc, char **argv, options *o)
             o->block_seconds = atof(value);
         else if (strcmp(argv[i], "--csv") == 0)
             o->csv = value;
+        else if (strcmp(argv[i], "--only") == 0)
+            o->only = value;
         else
             return usage();
         i++;
     }
-    if (o->min_bytes < 4 || o->max_bytes > 16L * 1024 * 1024 || o->min_bytes > o->max_bytes
+    int known = o->only == NULL;
+    for (int c = 0; c < COLLECTIVES; c++)
+        known |= o->only && strcmp(o->only, collectives[c].name) == 0;
+    if (!known || o->min_bytes < 4 || o->max_bytes > 16L * 1024 * 1024 || o->min_bytes > o->max_bytes
         || o->rounds < 1 || o->rounds > MAX_ROUNDS || !(o->block_seconds > 0))
         return usage();
     return 0;
@@ -247,6 +254,8 @@ int main(int argc, char **argv)
         printf("%-10s %9s %6s %12s %12s %8s\n", "collective", "bytes", "calls", "layer us",
                "native us", "ratio");
     for (int c = 0; c < COLLECTIVES; c++) {
+        if (o.only && strcmp(o.only, collectives[c].name) != 0)
+            continue;
         if (!collectives[c].sized) {
             measure(&collectives[c], 0, &o, csv);
             continue;

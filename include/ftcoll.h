@@ -220,12 +220,17 @@ int ftc_inject(ftc_comm_t comm, const char *spec);
 /* ----------------------------------------------------------------------------
  * Broadcast and barrier
  *
- * With ULFM both run on the fault-tolerant allreduce's engine, and survive
- * the same failures, ending alike on every survivor: the broadcast is an
- * allreduce (bitwise OR) in which only the root contributes its packed
- * data, the barrier an allreduce of one int. They count as fault-tolerant
- * calls for FTCOLL_INJECT's call=C. Without ULFM they are MPI_Bcast and
- * MPI_Barrier on ftcoll's private communicator. Both can be guarded.
+ * With ULFM both survive the same failures as the allreduce and end alike
+ * on every survivor. The broadcast moves the data as a binomial tree does
+ * (ceil(log2 p) steps, the user's buffer and datatype on the wire), with an
+ * empty message beside it so that no rank returns before every live rank
+ * entered; after a failure the allreduce's recovery finishes it from
+ * whichever survivors hold the root's data. The barrier is an allreduce of
+ * one int. Both count as fault-tolerant calls for FTCOLL_INJECT's call=C
+ * (the broadcast's step=S: its steps from 0) and write the report
+ * ftc_allreduce_last_report reads (for a broadcast, S is {root} when its
+ * data reached the survivors, else empty). Without ULFM they are MPI_Bcast
+ * and MPI_Barrier on ftcoll's private communicator. Both can be guarded.
  */
 
 /*
@@ -234,7 +239,8 @@ int ftc_inject(ftc_comm_t comm, const char *spec);
  * of the communicator), MPI_ERR_BUFFER, MPI_ERR_COMM. With ULFM: if the
  * root died before any survivor held its data, MPIX_ERR_PROC_FAILED on
  * every survivor, their buffers untouched; otherwise every survivor gets
- * the data. Costs log2 p exchanges of the whole message with ULFM.
+ * the data. Costs ceil(log2 p) steps of the whole message with ULFM, and a
+ * packed copy of the data kept for ranks that finish the call late.
  */
 int ftc_bcast(void *buf, int count, MPI_Datatype datatype, int root, ftc_comm_t comm);
 

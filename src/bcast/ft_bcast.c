@@ -2,24 +2,27 @@
  * ftc_bcast with ULFM: a real broadcast while nothing fails, the allreduce
  * engine's recovery when something does, so that every survivor ends alike.
  *
- *   attempt   dissemination.h's broadcast over the epoch's communicator
- *             (the live ranks, in order), with the call's tag, on the
- *             user's buffer and datatype: no packing, no copy
+ *   attempt   the plan select.h picks (dissemination.h below 12 KiB or 8
+ *             ranks, else scatter_ring.h) over the epoch's communicator
+ *             (the live ranks, in order), with the call's tag, the user's
+ *             datatype on the wire; the data lands in the user's buffer,
+ *             except for the scatter's pieces, which a non-root gathers in
+ *             a private copy until it holds them all
  *   failure   every wait includes the layer's sentinel (ftc_ft_wait): each
  *             survivor stops within milliseconds and holds the root's data
- *             exactly when it is the root or its data message arrived
+ *             exactly when it is the root or every piece of it arrived
  *   recovery  the call becomes the engine's (ftc_allreduce_resume): the
  *             data packed into 8-byte words, zeros where not held, op
  *             MPI_BOR, holdings {root} or {}; the round gives every
  *             survivor the root's words when any survivor held them, and
  *             its S says whether it did: S = {root}, or S = {} and every
- *             survivor returns MPIX_ERR_PROC_FAILED
+ *             survivor returns MPIX_ERR_PROC_FAILED, its buffer untouched
  *   return    the value is kept as the engine keeps its own (packed words,
  *             holdings S = {root}): a rank still in this call when others
  *             completed it gets the data from them in a meeting
  *
- * Cost without failure: dissemination.h's, ceil(log2 p) steps, plus the
- * packed copy kept for late ranks.
+ * Cost without failure: the plan's (see its header), plus the packed copy
+ * kept for late ranks, plus for the scatter's receivers one local copy.
  */
 #include "ft_bcast.h"
 
@@ -35,6 +38,8 @@
 #include "../p2p.h"
 #include "../allreduce/ft_engine.h"
 #include "dissemination.h"
+#include "scatter_ring.h"
+#include "select.h"
 
 typedef struct {
     ftc_comm_t comm;
@@ -42,13 +47,74 @@ typedef struct {
     void *buf;
     int count;
     MPI_Datatype type;
+    MPI_Aint extent;
+    int type_size;
     int root;              /* a rank of the communicator */
-    int wire_bytes;        /* count x size of type: what a data message carries */
     long number;           /* the call's number in the engine's numbering */
-    bool holds_data;       /* the root, or its data arrived here */
+    /* the plan: over epoch indices */
+    ftc_bcast_algorithm algorithm;
+    int n, me, root_index;
+    bool root_alive;       /* else every message is an empty token */
+    char *data;            /* where this rank's copy lives: buf, or a private one */
+    bool holds_data;       /* the root, or every piece of its data arrived here */
 } bcast_call;
 
-/* The data as the engine's recovery sees it: whole 8-byte words. */
+/* ---- a step of either plan: elements to one participant, from another ---------------------- */
+
+typedef struct {
+    int peer;      /* an epoch index; -1: no message */
+    long first;    /* elements [first, first + count); count 0: an empty token */
+    long count;
+} transfer;
+
+typedef struct {
+    transfer send, receive;
+} plan_step;
+
+static transfer whole_or_token(const bcast_call *b, int peer, bool carries_data)
+{
+    return (transfer){ peer, 0, carries_data && b->root_alive ? b->count : 0 };
+}
+
+static transfer blocks(const bcast_call *b, const ftc_scatter_ring_transfer *t)
+{
+    if (t->peer < 0)
+        return (transfer){ -1, 0, 0 };
+    const long first = ftc_scatter_ring_block_start(t->first, b->n, b->count);
+    return (transfer){ t->peer, first,
+                       ftc_scatter_ring_block_start(t->last, b->n, b->count) - first };
+}
+
+static plan_step step_of(const bcast_call *b, int step)
+{
+    if (b->algorithm == FTC_BCAST_SCATTER_RING) {
+        const ftc_scatter_ring_step s = ftc_scatter_ring_step_of(b->me, b->root_index, b->n, step);
+        return (plan_step){ blocks(b, &s.send), blocks(b, &s.receive) };
+    }
+    const ftc_dissemination_step s = ftc_dissemination_step_of(b->me, b->root_index, b->n, step);
+    return (plan_step){ whole_or_token(b, s.send_to, s.sends_data),
+                        whole_or_token(b, s.receive_from, s.receives_data) };
+}
+
+static int steps_of(const bcast_call *b)
+{
+    return b->algorithm == FTC_BCAST_SCATTER_RING ? ftc_scatter_ring_steps(b->n)
+                                                  : ftc_dissemination_steps(b->n);
+}
+
+/* The step after which this rank holds the whole message (-1: from the start). */
+static int last_data_step(const bcast_call *b)
+{
+    if (b->me == b->root_index && b->root_alive)
+        return -1;
+    if (!b->root_alive)
+        return steps_of(b);   /* never */
+    return b->algorithm == FTC_BCAST_SCATTER_RING
+        ? steps_of(b) - 1 : ftc_dissemination_data_step(b->me, b->root_index, b->n);
+}
+
+/* ---- the data as the engine's recovery sees it: whole 8-byte words -------------------------- */
+
 typedef struct {
     int packed_bytes;
     int words;
@@ -65,12 +131,12 @@ static int layout_of(const bcast_call *b, word_layout *layout)
 
 static size_t word_bytes(const word_layout *layout) { return (size_t)layout->words * 8; }
 
-/* The data packed into `into` and padded with zeros to whole words. */
+/* This rank's copy of the data packed into `into`, padded with zeros. */
 static int pack_words(const bcast_call *b, const word_layout *layout, char *into)
 {
     memset(into, 0, word_bytes(layout));
     int position = 0;
-    const int rc = MPI_Pack(b->buf, b->count, b->type, into, layout->packed_bytes, &position,
+    const int rc = MPI_Pack(b->data, b->count, b->type, into, layout->packed_bytes, &position,
                             b->comm->comm);
     return rc == MPI_SUCCESS ? MPI_SUCCESS
                              : ftc_fail_mpi(rc, "ftc_bcast: packing the root's data failed");
@@ -78,28 +144,72 @@ static int pack_words(const bcast_call *b, const word_layout *layout, char *into
 
 /* ---- the failure-free attempt ------------------------------------------------------------ */
 
-static void report_progress(const bcast_call *b, int step, int peer)
+/* A non-root rank of the scatter gathers the pieces in a private copy of
+ * its buffer's layout: its own buffer stays untouched unless the whole
+ * message arrives. */
+static int prepare_data(bcast_call *b)
 {
-    ftc_watch_progress(&b->comm->watch, step, "broadcasting with", peer);
+    b->data = b->buf;
+    if (b->algorithm != FTC_BCAST_SCATTER_RING || b->holds_data || b->count == 0)
+        return MPI_SUCCESS;
+    MPI_Aint true_lb, true_extent;
+    MPI_Type_get_true_extent(b->type, &true_lb, &true_extent);
+    const size_t span = (size_t)(b->extent * (b->count - 1) + true_extent);
+    const int rc = ftc_ensure_capacity(&b->comm->scratch, &b->comm->scratch_size,
+                                       span > 0 ? span : 1);
+    if (rc == MPI_SUCCESS)
+        b->data = b->comm->scratch - true_lb;
+    return rc;
 }
 
-/* One step: the data or a token to one participant, from another. */
-static int exchange(bcast_call *b, const ftc_dissemination_step *s, int step)
+/* The private copy into the user's buffer, its gaps kept. */
+static int deliver_data(const bcast_call *b)
+{
+    if (b->data == (char *)b->buf)
+        return MPI_SUCCESS;
+    bool contiguous = false;
+    int rc = ftc_type_is_contiguous(b->type, &contiguous);
+    if (rc == MPI_SUCCESS)
+        rc = ftc_typed_copy(b->data, b->count, b->type, contiguous, b->buf, b->count, b->type,
+                            contiguous, b->comm->comm);
+    return rc == MPI_SUCCESS ? MPI_SUCCESS : ftc_fail_mpi(rc, "ftc_bcast: copying the data failed");
+}
+
+static char *elements_at(const bcast_call *b, long first) { return b->data + first * b->extent; }
+
+static int post_receive(const bcast_call *b, const transfer *t, int tag, MPI_Comm comm,
+                        char *token, MPI_Request *r)
+{
+    if (t->peer < 0)
+        return MPI_SUCCESS;
+    return t->count > 0
+        ? ftc_p2p_irecv(elements_at(b, t->first), (int)t->count, b->type, t->peer, tag, comm, r)
+        : ftc_p2p_irecv(token, 0, MPI_BYTE, t->peer, tag, comm, r);
+}
+
+static int post_send(const bcast_call *b, const transfer *t, int tag, MPI_Comm comm,
+                     const char *token, MPI_Request *r)
+{
+    if (t->peer < 0)
+        return MPI_SUCCESS;
+    return t->count > 0
+        ? ftc_p2p_isend(elements_at(b, t->first), (int)t->count, b->type, t->peer, tag, comm, r)
+        : ftc_p2p_isend(token, 0, MPI_BYTE, t->peer, tag, comm, r);
+}
+
+/* One step: its receive and its send, waited for with the sentinel. */
+static int exchange(bcast_call *b, const plan_step *s, int step)
 {
     char token_in = 0, token_out = 0;   /* empty messages: nothing is read or written */
     MPI_Request r[2] = { MPI_REQUEST_NULL, MPI_REQUEST_NULL };
-    const int expected[2] = { s->receives_data ? b->wire_bytes : 0, -1 };
+    const int expected[2] = { (int)s->receive.count * b->type_size, -1 };
     const MPI_Comm comm = ftc_ft_epoch_comm(b->ft);
     const int tag = ftc_ft_call_tag(b->ft, b->number);
-    int rc = s->receives_data
-        ? ftc_p2p_irecv(b->buf, b->count, b->type, s->receive_from, tag, comm, &r[0])
-        : ftc_p2p_irecv(&token_in, 0, MPI_BYTE, s->receive_from, tag, comm, &r[0]);
+    int rc = post_receive(b, &s->receive, tag, comm, &token_in, &r[0]);
     if (rc == MPI_SUCCESS) {
         ftc_allreduce_injection_point(b->comm, b->number, step, FTC_INJECT_BEFORE_SEND, NULL);
-        rc = s->sends_data
-            ? ftc_p2p_isend(b->buf, b->count, b->type, s->send_to, tag, comm, &r[1])
-            : ftc_p2p_isend(&token_out, 0, MPI_BYTE, s->send_to, tag, comm, &r[1]);
-        if (rc == MPI_SUCCESS)
+        rc = post_send(b, &s->send, tag, comm, &token_out, &r[1]);
+        if (rc == MPI_SUCCESS && s->send.peer >= 0)
             ftc_allreduce_injection_point(b->comm, b->number, step, FTC_INJECT_AFTER_SEND, &r[1]);
     }
     if (rc != MPI_SUCCESS) {
@@ -107,33 +217,34 @@ static int exchange(bcast_call *b, const ftc_dissemination_step *s, int step)
         return ftc_ft_is_process_failure(rc)
             ? FTC_DETECTED : ftc_fail_mpi(rc, "ftc_bcast: posting step %d failed", step);
     }
-    report_progress(b, step, s->receives_data ? s->receive_from : s->send_to);
+    ftc_watch_progress(&b->comm->watch, step, "broadcasting with",
+                       s->receive.peer >= 0 ? s->receive.peer : s->send.peer);
     rc = ftc_ft_wait(b->ft, r, expected, 2);
-    if (rc == MPI_SUCCESS && s->receives_data)
-        b->holds_data = true;
     return rc == MPI_SUCCESS || rc == FTC_DETECTED
         ? rc : ftc_fail_mpi(rc, "ftc_bcast: step %d with ranks %d and %d failed", step,
-                            s->receive_from, s->send_to);
+                            s->receive.peer, s->send.peer);
 }
 
 /* With the root dead since an earlier call, every survivor knows that
  * nobody can hold its data, yet the steps still run, tokens only: a rank
  * that skipped them could complete this call and the next while another
- * rank is still in the previous one. */
+ * rank is still in the previous one (dissemination.h). */
 static int run_attempt(bcast_call *b)
 {
-    const int n = ftc_ft_live_count(b->ft), me = ftc_ft_live_index(b->ft);
-    const bool root_alive = ftc_ft_is_alive(b->ft, b->root);
-    const int root = root_alive ? ftc_ft_epoch_rank(b->ft, b->root) : 0;
-    for (int step = 0; step < ftc_dissemination_steps(n); step++) {
-        ftc_dissemination_step s = ftc_dissemination_step_of(me, root, n, step);
-        s.sends_data = s.sends_data && root_alive;
-        s.receives_data = s.receives_data && root_alive;
-        const int rc = exchange(b, &s, step);
-        if (rc != MPI_SUCCESS)
-            return rc;
+    b->n = ftc_ft_live_count(b->ft);
+    b->me = ftc_ft_live_index(b->ft);
+    b->root_alive = ftc_ft_is_alive(b->ft, b->root);
+    b->root_index = b->root_alive ? ftc_ft_epoch_rank(b->ft, b->root) : 0;
+    b->algorithm = b->root_alive ? ftc_bcast_decide(b->n, (size_t)b->type_size * (size_t)b->count)
+                                 : FTC_BCAST_DISSEMINATION;
+    int rc = prepare_data(b);
+    const int steps = steps_of(b), holds_after = last_data_step(b);
+    for (int step = 0; rc == MPI_SUCCESS && step < steps; step++) {
+        const plan_step s = step_of(b, step);
+        rc = exchange(b, &s, step);
+        b->holds_data |= rc == MPI_SUCCESS && step == holds_after;
     }
-    return MPI_SUCCESS;
+    return rc == MPI_SUCCESS && b->holds_data ? deliver_data(b) : rc;
 }
 
 /* ---- the end of a call ------------------------------------------------------------------- */
@@ -189,14 +300,14 @@ static int recover(bcast_call *b)
         rc = pack_words(b, &layout, words);
     else
         memset(words, 0, bytes);
-    if (rc == MPI_SUCCESS)
+    if (rc == MPI_SUCCESS)   /* the engine may reuse comm->scratch: b->data is done with */
         rc = ftc_allreduce_resume(b->comm, b->number, words, layout.words, MPI_UINT64_T, MPI_BOR,
                                   bytes, holdings_of(b));
     if (rc != MPI_SUCCESS)
         return rc;
     if (!ftc_allreduce_result_includes(b->comm, b->root))
         return root_lost(b);
-    if (b->holds_data)
+    if (b->comm->rank == b->root)
         return MPI_SUCCESS;
     int position = 0;
     rc = MPI_Unpack(words, layout.packed_bytes, &position, b->buf, b->count, b->type,
@@ -206,11 +317,14 @@ static int recover(bcast_call *b)
 
 int ftc_bcast_fault_tolerant(void *buf, int count, MPI_Datatype type, int root, ftc_comm_t comm)
 {
+    MPI_Aint lb, extent;
+    MPI_Type_get_extent(type, &lb, &extent);
     int type_size = 0;
     MPI_Type_size(type, &type_size);
     bcast_call b = { .comm = comm, .ft = comm->ft, .buf = buf, .count = count, .type = type,
-                     .root = root, .wire_bytes = type_size * count,
-                     .number = ftc_ft_begin_call(comm->ft), .holds_data = comm->rank == root };
+                     .extent = extent, .type_size = type_size, .root = root,
+                     .number = ftc_ft_begin_call(comm->ft), .data = buf,
+                     .holds_data = comm->rank == root };
     /* a rank others wait for in a meeting goes there first */
     const int rc = ftc_ft_owes_meeting(comm->ft) ? FTC_DETECTED : run_attempt(&b);
     if (rc == FTC_DETECTED)

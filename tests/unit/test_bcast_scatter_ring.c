@@ -1,0 +1,157 @@
+/*
+ * The fault-tolerant broadcast's plan for large messages
+ * (bcast/scatter_ring.h) and the choice between the two plans
+ * (bcast/select.h).
+ *
+ * The plan, replayed step by step for every n in 1..64 and every root:
+ * every send meets a receive of the same blocks on its peer in the same
+ * step; a participant sends only blocks it holds; everyone ends with every
+ * block; ceil(log2 n) + n - 1 steps; every participant has heard, through
+ * its chain of receives, from every participant. The blocks cover the
+ * message once, their lengths differing by at most one. The choice follows
+ * MPICH's rule, written out as its condition.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "bcast/scatter_ring.h"
+#include "bcast/select.h"
+
+#define MAX_N 64
+
+static uint64_t blocks_mask(int first, int last)
+{
+    uint64_t mask = 0;
+    for (int b = first; b < last; b++)
+        mask |= 1ULL << b;
+    return mask;
+}
+
+static int ceil_log2(int n)
+{
+    int steps = 0;
+    while ((1 << steps) < n)
+        steps++;
+    return steps;
+}
+
+typedef struct {
+    uint64_t holds[MAX_N];    /* blocks, relative to the root */
+    uint64_t heard[MAX_N];    /* participants heard from */
+} replay;
+
+static void check_pairs(int n, int root, int step)
+{
+    for (int i = 0; i < n; i++) {
+        const ftc_scatter_ring_step mine = ftc_scatter_ring_step_of(i, root, n, step);
+        if (mine.send.peer < 0)
+            continue;
+        assert_int_not_equal(mine.send.peer, i);
+        const ftc_scatter_ring_step peer = ftc_scatter_ring_step_of(mine.send.peer, root, n, step);
+        assert_int_equal(peer.receive.peer, i);
+        assert_int_equal(peer.receive.first, mine.send.first);
+        assert_int_equal(peer.receive.last, mine.send.last);
+    }
+    for (int i = 0; i < n; i++) {   /* and every receive meets a send */
+        const ftc_scatter_ring_step mine = ftc_scatter_ring_step_of(i, root, n, step);
+        if (mine.receive.peer >= 0)
+            assert_int_equal(ftc_scatter_ring_step_of(mine.receive.peer, root, n, step).send.peer, i);
+    }
+}
+
+static void run_step(replay *r, int n, int root, int step)
+{
+    uint64_t holds[MAX_N], heard[MAX_N];
+    for (int i = 0; i < n; i++) {
+        holds[i] = r->holds[i];
+        heard[i] = r->heard[i];
+    }
+    for (int i = 0; i < n; i++) {
+        const ftc_scatter_ring_step s = ftc_scatter_ring_step_of(i, root, n, step);
+        if (s.send.peer >= 0) {
+            const uint64_t sent = blocks_mask(s.send.first, s.send.last);
+            assert_true(s.send.first < s.send.last);
+            assert_int_equal(holds[i] & sent, sent);
+        }
+        if (s.receive.peer >= 0) {
+            r->holds[i] |= blocks_mask(s.receive.first, s.receive.last);
+            r->heard[i] |= heard[s.receive.peer];
+        }
+    }
+}
+
+static void replay_broadcast(int n, int root)
+{
+    replay r;
+    const uint64_t everyone = n == 64 ? ~0ULL : (1ULL << n) - 1;
+    for (int i = 0; i < n; i++) {
+        r.holds[i] = i == root ? everyone : 0;
+        r.heard[i] = 1ULL << i;
+    }
+    const int steps = ftc_scatter_ring_steps(n);
+    assert_int_equal(steps, n > 1 ? ceil_log2(n) + n - 1 : 0);
+    for (int step = 0; step < steps; step++) {
+        check_pairs(n, root, step);
+        run_step(&r, n, root, step);
+    }
+    for (int i = 0; i < n; i++) {
+        assert_int_equal(r.holds[i], everyone);
+        assert_int_equal(r.heard[i], everyone);
+    }
+}
+
+static void every_n_every_root(void **state)
+{
+    (void)state;
+    for (int n = 1; n <= MAX_N; n++)
+        for (int root = 0; root < n; root++)
+            replay_broadcast(n, root);
+}
+
+static void blocks_cover_the_message(void **state)
+{
+    (void)state;
+    const long counts[] = { 0, 1, 5, 63, 64, 65, 1000, 100000 };
+    for (int n = 1; n <= MAX_N; n++) {
+        for (size_t c = 0; c < sizeof(counts) / sizeof(counts[0]); c++) {
+            assert_int_equal(ftc_scatter_ring_block_start(0, n, counts[c]), 0);
+            assert_int_equal(ftc_scatter_ring_block_start(n, n, counts[c]), counts[c]);
+            for (int b = 0; b < n; b++) {
+                const long length = ftc_scatter_ring_block_start(b + 1, n, counts[c])
+                                  - ftc_scatter_ring_block_start(b, n, counts[c]);
+                assert_true(length == counts[c] / n || length == counts[c] / n + 1);
+            }
+        }
+    }
+}
+
+static void choice_follows_mpich(void **state)
+{
+    (void)state;
+    for (int p = 1; p <= 200; p++) {
+        for (size_t power = 1; power <= (1u << 22); power *= 2) {
+            for (size_t bytes = power - 1; bytes <= power + 1; bytes++) {
+                const bool short_message = bytes < 12288 || p < 8;   /* MPICH's condition */
+                assert_int_equal(ftc_bcast_decide(p, bytes), short_message
+                                 ? FTC_BCAST_DISSEMINATION : FTC_BCAST_SCATTER_RING);
+            }
+        }
+        assert_int_equal(ftc_bcast_decide(p, 12287), FTC_BCAST_DISSEMINATION);
+        assert_int_equal(ftc_bcast_decide(p, 12288),
+                         p < 8 ? FTC_BCAST_DISSEMINATION : FTC_BCAST_SCATTER_RING);
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(every_n_every_root),
+        cmocka_unit_test(blocks_cover_the_message),
+        cmocka_unit_test(choice_follows_mpich),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
