@@ -224,7 +224,8 @@ int ftc_inject(ftc_comm_t comm, const char *spec);
  * on every survivor. The broadcast moves the data as a binomial tree does
  * (ceil(log2 p) steps, the user's buffer and datatype on the wire), with an
  * empty message beside it so that no rank returns before every live rank
- * entered; after a failure the allreduce's recovery finishes it from
+ * entered, or, from 12 KiB on 8 ranks or more, by scatter and ring
+ * allgather; after a failure the allreduce's recovery finishes it from
  * whichever survivors hold the root's data. The barrier is an allreduce of
  * one int. Both count as fault-tolerant calls for FTCOLL_INJECT's call=C
  * (the broadcast's step=S: its steps from 0) and write the report
@@ -239,8 +240,9 @@ int ftc_inject(ftc_comm_t comm, const char *spec);
  * of the communicator), MPI_ERR_BUFFER, MPI_ERR_COMM. With ULFM: if the
  * root died before any survivor held its data, MPIX_ERR_PROC_FAILED on
  * every survivor, their buffers untouched; otherwise every survivor gets
- * the data. Costs ceil(log2 p) steps of the whole message with ULFM, and a
- * packed copy of the data kept for ranks that finish the call late.
+ * the data. Costs ceil(log2 p) steps of the whole message with ULFM (large
+ * messages: about twice the message per rank), and a packed copy of the
+ * data kept for ranks that finish the call late.
  */
 int ftc_bcast(void *buf, int count, MPI_Datatype datatype, int root, ftc_comm_t comm);
 

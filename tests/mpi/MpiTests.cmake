@@ -109,17 +109,19 @@ set(FTCOLL_BCAST_OK "bcast p=[0-9]+: [0-9]+ cases, all elements checked")
 set(FTCOLL_ERRORS_OK "errors p=[0-9]+: all checks passed")
 set(FTCOLL_ENV_OK "as expected on every rank")
 
-# ftcoll_allgather_tests(<prefix> <target> <label> <large_max_procs> <procs...>):
-# one test per process count; the large cases up to large_max_procs.
-function(ftcoll_allgather_tests prefix target label large_max_procs)
+# ftcoll_per_procs_tests(<collective> <expect> <prefix> <target> <label> <large_max_procs>
+#                        <procs...>): one test per process count, named
+# <prefix>.<collective>.pNN; the large cases up to large_max_procs (the
+# allgather's and the broadcast's programs take --large 0 to skip them).
+function(ftcoll_per_procs_tests collective expect prefix target label large_max_procs)
   foreach(procs IN LISTS ARGN)
     ftcoll_procs_suffix(${procs} suffix)
     set(args "")
     if(procs GREATER large_max_procs)
       set(args --large 0)
     endif()
-    ftcoll_mpi_test(${prefix}.allgather.${suffix} ${procs} ${target} LABEL ${label}
-                    EXPECT "${FTCOLL_ALLGATHER_OK}" ARGS ${args})
+    ftcoll_mpi_test(${prefix}.${collective}.${suffix} ${procs} ${target} LABEL ${label}
+                    EXPECT "${expect}" ARGS ${args})
   endforeach()
 endfunction()
 
@@ -139,20 +141,6 @@ function(ftcoll_allreduce_tests prefix target label large_max_procs)
     endif()
     ftcoll_mpi_test(${prefix}.allreduce.${suffix} ${procs} ${target} LABEL ${label}
                     EXPECT "${FTCOLL_ALLREDUCE_OK}" ARGS ${args})
-  endforeach()
-endfunction()
-
-# ftcoll_bcast_tests(<prefix> <target> <label> <large_max_procs> <procs...>):
-# one test per process count; the 100000-double cases up to large_max_procs.
-function(ftcoll_bcast_tests prefix target label large_max_procs)
-  foreach(procs IN LISTS ARGN)
-    ftcoll_procs_suffix(${procs} suffix)
-    set(args "")
-    if(procs GREATER large_max_procs)
-      set(args --large 0)
-    endif()
-    ftcoll_mpi_test(${prefix}.bcast.${suffix} ${procs} ${target} LABEL ${label}
-                    EXPECT "${FTCOLL_BCAST_OK}" ARGS ${args})
   endforeach()
 endfunction()
 
@@ -286,12 +274,12 @@ function(ftcoll_mpi_suite label library large_max_procs procs_var)
   foreach(program test_allgather test_errors test_env test_allreduce test_bcast test_guard)
     ftcoll_mpi_program(${label}_${program} ${program}.c ${library} ${ARGN})
   endforeach()
-  ftcoll_allgather_tests(${label} ${label}_test_allgather ${label} ${large_max_procs}
-                         ${${procs_var}})
+  ftcoll_per_procs_tests(allgather "${FTCOLL_ALLGATHER_OK}" ${label} ${label}_test_allgather
+                         ${label} ${large_max_procs} ${${procs_var}})
   ftcoll_allreduce_tests(${label} ${label}_test_allreduce ${label} ${large_max_procs}
                          ${${procs_var}})
-  ftcoll_bcast_tests(${label} ${label}_test_bcast ${label} ${large_max_procs}
-                     ${${procs_var}})
+  ftcoll_per_procs_tests(bcast "${FTCOLL_BCAST_OK}" ${label} ${label}_test_bcast
+                         ${label} ${large_max_procs} ${${procs_var}})
   ftcoll_error_tests(${label} ${label}_test_errors ${label})
   ftcoll_env_tests(${label} ${label}_test_env ${label})
   # the long healthy runs at p = 16: a check-in tree four levels deep on an

@@ -1,11 +1,20 @@
+#define _POSIX_C_SOURCE 200809L /* _exit */
 #include "harness.h"
 
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <mpi.h>
+
+_Noreturn void leave_without_finalize(int status)
+{
+    fflush(stdout);
+    fflush(stderr);
+    _exit(status);
+}
 
 void die(const char *what)
 {
