@@ -342,6 +342,9 @@ if(FTCOLL_VALGRIND AND VALGRIND)
   # And one allreduce run (p = 3: a fold), its large cases cut to 5000 elements.
   ftcoll_mpi_test(valgrind.allreduce.p03 3 mpi_test_allreduce LABEL valgrind
     EXPECT "${FTCOLL_ALLREDUCE_OK}" LAUNCH_WRAPPER ${ftcoll_memcheck} ARGS --large 5000)
+  # And one broadcast run (p = 3: every root, a strided type), 5000 doubles at most.
+  ftcoll_mpi_test(valgrind.bcast.p03 3 mpi_test_bcast LABEL valgrind
+    EXPECT "${FTCOLL_BCAST_OK}" LAUNCH_WRAPPER ${ftcoll_memcheck} ARGS --large 5000)
 endif()
 
 # Real deaths during ftc_allreduce (ULFM only): every scenario of

@@ -1,12 +1,13 @@
 /*
  * ftc_bcast without failures: from every root, counts 0 to 100000 (past
- * the eager limit), on doubles and on a strided type (every other int: the
+ * the eager limit; from 12 KiB on 8 ranks or more, scatter and ring
+ * allgather), on doubles and on a strided type (every other int: the
  * gaps of every receiver's buffer must stay as they were), back to back so
  * that consecutive calls overlap in flight. Every element of every rank is
  * checked. Rank 0 prints one line:
  *   bcast p=P: N cases, all elements checked
  *
- * Usage: test_bcast [--large COUNT]   (the largest count; 0: none)
+ * Usage: test_bcast [--large COUNT]   (counts above 1000 only up to COUNT)
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -73,10 +74,11 @@ int main(int argc, char **argv)
         large = atoi(argv[2]);
     ftc_comm_t comm;
     mpi_or_die(ftc_comm_create(MPI_COMM_WORLD, &comm), "ftc_comm_create");
-    const int counts[] = { 0, 1, 7, 1000, 20000, large };
-    const int ncounts = large > 0 ? 6 : 5;
+    const int counts[] = { 0, 1, 7, 1000, 20000, 100000 };
     int wrong = 0, cases = 0;
-    for (int c = 0; c < ncounts; c++) {
+    for (int c = 0; c < (int)(sizeof(counts) / sizeof(counts[0])); c++) {
+        if (counts[c] > 1000 && counts[c] > large)
+            continue;
         for (int root = 0; root < p; root++) {
             wrong += check_doubles(comm, rank, root, counts[c]);
             wrong += check_strided(comm, rank, root, counts[c] < 5000 ? counts[c] : 5000);
