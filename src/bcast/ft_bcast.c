@@ -2,12 +2,12 @@
  * ftc_bcast with ULFM: a real broadcast while nothing fails, the allreduce
  * engine's recovery when something does, so that every survivor ends alike.
  *
- *   attempt   the plan select.h picks (dissemination.h below 12 KiB or 8
- *             ranks, else scatter_ring.h) over the epoch's communicator
- *             (the live ranks, in order), with the call's tag, the user's
- *             datatype on the wire; the data lands in the user's buffer,
- *             except for the scatter's pieces, which a non-root gathers in
- *             a private copy until it holds them all
+ *   attempt   the plan select.h picks (dissemination.h below 12 KiB or
+ *             on fewer than 8 ranks, else scatter_ring.h) over the epoch's
+ *             communicator (the live ranks, in order), with the call's tag,
+ *             the user's datatype on the wire; the data lands in the user's
+ *             buffer, except for the scatter's pieces, which a non-root
+ *             gathers in a private copy until it holds them all
  *   failure   every wait includes the layer's sentinel (ftc_ft_wait): each
  *             survivor stops within milliseconds and holds the root's data
  *             exactly when it is the root or every piece of it arrived
