@@ -17,6 +17,7 @@
 #include <stdint.h>
 
 #include "ftcoll.h"
+#include "../decision.h"
 
 /* Short names keep the table readable. */
 #define BRUCK FTC_ALLGATHER_BRUCK
@@ -25,20 +26,9 @@
 #define NEIGH FTC_ALLGATHER_NEIGHBOR_EXCHANGE
 #define TWO FTC_ALLGATHER_TWO_PROC
 
-#define ELSE SIZE_MAX
-#define MAX_COLUMNS 9
+#define ELSE FTC_DECISION_ELSE
 
-typedef struct {
-    size_t below_bytes;
-    ftc_allgather_algorithm algorithm;
-} column;
-
-typedef struct {
-    long below_procs;
-    column columns[MAX_COLUMNS];
-} row;
-
-static const row decision_table[] = {
+static const ftc_decision_row decision_table[] = {
     {    2, {{ELSE, RDBL}} },                                   /* p = 1: nothing to move */
     {    3, {{ELSE, TWO}} },                                    /* p = 2 */
     {   32, {{ELSE, RDBL}} },
@@ -57,14 +47,6 @@ static const row decision_table[] = {
 
 ftc_allgather_algorithm ftc_allgather_decide(int p, size_t block_bytes)
 {
-    const size_t nrows = sizeof(decision_table) / sizeof(decision_table[0]);
-    for (size_t i = 0; i < nrows; i++) {
-        const row *r = &decision_table[i];
-        if (p >= r->below_procs)
-            continue;
-        for (const column *c = r->columns;; c++)
-            if (block_bytes < c->below_bytes || c->below_bytes == ELSE)
-                return c->algorithm;
-    }
-    return RDBL; /* unreachable: the last row covers every p */
+    return (ftc_allgather_algorithm)ftc_decision_look_up(
+        decision_table, sizeof(decision_table) / sizeof(decision_table[0]), p, block_bytes, RDBL);
 }

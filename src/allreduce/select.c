@@ -6,36 +6,23 @@
  * steps, whole vectors); ring, segmented ring and Rabenseifner to
  * Rabenseifner (the vector cut in blocks, each reduced once).
  *
- * A row covers communicators of fewer than `below_procs` processes; in it
- * the first column whose `below_bytes` exceeds the call's bytes (count x
- * size of the type) names the algorithm. Every row ends in an "else"
- * column. A vector of fewer elements than the participants' power of two
+ * The table's shape is decision.h's, over the call's bytes (count x size of
+ * the type). A vector of fewer elements than the participants' power of two
  * has blocks too small to cut: recursive doubling.
  */
 #include "select.h"
 
 #include <limits.h>
-#include <stdint.h>
 #include <string.h>
 
+#include "../decision.h"
 #include "recursive_doubling.h"
 
 #define RD FTC_ALLREDUCE_RECURSIVE_DOUBLING
 #define RAB FTC_ALLREDUCE_RABENSEIFNER
-#define ELSE SIZE_MAX
-#define MAX_COLUMNS 5
+#define ELSE FTC_DECISION_ELSE
 
-typedef struct {
-    size_t below_bytes;
-    ftc_allreduce_algorithm algorithm;
-} column;
-
-typedef struct {
-    long below_procs;
-    column columns[MAX_COLUMNS];
-} row;
-
-static const row decision_table[] = {
+static const ftc_decision_row decision_table[] = {
     {    4, {{8, RAB}, {4096, RD}, {8192, RAB}, {16384, RD}, {ELSE, RAB}} },
     {    8, {{16, RAB}, {8192, RD}, {ELSE, RAB}} },
     {   16, {{8192, RD}, {ELSE, RAB}} },
@@ -51,16 +38,8 @@ static const row decision_table[] = {
 
 static ftc_allreduce_algorithm look_up(int p, size_t bytes)
 {
-    const size_t rows = sizeof(decision_table) / sizeof(decision_table[0]);
-    for (size_t i = 0; i < rows; i++) {
-        const row *r = &decision_table[i];
-        if (p >= r->below_procs)
-            continue;
-        for (const column *c = r->columns;; c++)
-            if (bytes < c->below_bytes || c->below_bytes == ELSE)
-                return c->algorithm;
-    }
-    return RD;   /* unreachable: the last row covers every p */
+    return (ftc_allreduce_algorithm)ftc_decision_look_up(
+        decision_table, sizeof(decision_table) / sizeof(decision_table[0]), p, bytes, RD);
 }
 
 ftc_allreduce_algorithm ftc_allreduce_decide(int p, int count, size_t bytes)
