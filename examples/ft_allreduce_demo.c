@@ -25,7 +25,10 @@
 
 #include "ftcoll.h"
 
-enum { COUNT = 4096, MAX_CALLS = 32, MAX_RANKS = 64 };
+/* 512 doubles: 4 KiB, recursive doubling's size at p = 8 (larger vectors
+ * run Rabenseifner's schedule, where a failure restarts every unfinished
+ * rank from its input and no recovery round hands anything out) */
+enum { COUNT = 512, MAX_CALLS = 32, MAX_RANKS = 64 };
 static const char default_injection[] =
     "kill rank=4 call=2 step=0; kill rank=6 call=2 round=1 step=handout";
 
