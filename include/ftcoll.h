@@ -239,8 +239,9 @@ int ftc_inject(ftc_comm_t comm, const char *spec);
  * MPI_ERR_COUNT, MPI_ERR_TYPE (null, uncommitted), MPI_ERR_ROOT (not a rank
  * of the communicator), MPI_ERR_BUFFER, MPI_ERR_COMM. With ULFM: if the
  * root died before any survivor held its data, MPIX_ERR_PROC_FAILED on
- * every survivor, their buffers untouched; otherwise every survivor gets
- * the data. Costs ceil(log2 p) steps of the whole message with ULFM (large
+ * every survivor, their buffers' contents undefined (as after any MPI
+ * error: a transfer the death cut short may have written part of the
+ * root's data); otherwise every survivor gets the data. Costs ceil(log2 p) steps of the whole message with ULFM (large
  * messages: about twice the message per rank), and a packed copy of the
  * data kept for ranks that finish the call late.
  */

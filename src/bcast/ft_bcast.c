@@ -5,9 +5,11 @@
  *   attempt   the plan select.h picks (dissemination.h below 12 KiB or
  *             on fewer than 8 ranks, else scatter_ring.h) over the epoch's
  *             communicator (the live ranks, in order), with the call's tag,
- *             the user's datatype on the wire; the data lands in the user's
- *             buffer, except for the scatter's pieces, which a non-root
- *             gathers in a private copy until it holds them all
+ *             the user's datatype on the wire and the data straight into
+ *             the user's buffer for the dissemination; the scatter's
+ *             pieces travel as packed bytes in a private copy (ranks may
+ *             pass different (count, type) pairs of one signature, and
+ *             must cut the message alike), unpacked once all arrived
  *   failure   every wait includes the layer's sentinel (ftc_ft_wait): each
  *             survivor stops within milliseconds and holds the root's data
  *             exactly when it is the root or every piece of it arrived
@@ -16,7 +18,10 @@
  *             MPI_BOR, holdings {root} or {}; the round gives every
  *             survivor the root's words when any survivor held them, and
  *             its S says whether it did: S = {root}, or S = {} and every
- *             survivor returns MPIX_ERR_PROC_FAILED, its buffer untouched
+ *             survivor returns MPIX_ERR_PROC_FAILED (a buffer that a
+ *             transfer cut short by the root's death wrote into keeps
+ *             that part: its contents are undefined, as after any MPI
+ *             error)
  *   return    the value is kept as the engine keeps its own (packed words,
  *             holdings S = {root}): a rank still in this call when others
  *             completed it gets the data from them in a meeting
@@ -55,7 +60,15 @@ typedef struct {
     ftc_bcast_algorithm algorithm;
     int n, me, root_index;
     bool root_alive;       /* else every message is an empty token */
-    char *data;            /* where this rank's copy lives: buf, or a private one */
+    /* what travels: the user's (count, type) for the dissemination; for
+     * the scatter, packed bytes in a private copy, so that ranks whose
+     * (count, type) differ (same type signature, as MPI allows) cut the
+     * message alike */
+    char *data;            /* where this rank's copy lives: buf, or the private one */
+    int wire_count;
+    MPI_Datatype wire_type;
+    MPI_Aint wire_extent;
+    int wire_size;
     bool holds_data;       /* the root, or every piece of its data arrived here */
 } bcast_call;
 
@@ -73,16 +86,16 @@ typedef struct {
 
 static transfer whole_or_token(const bcast_call *b, int peer, bool carries_data)
 {
-    return (transfer){ peer, 0, carries_data && b->root_alive ? b->count : 0 };
+    return (transfer){ peer, 0, carries_data && b->root_alive ? b->wire_count : 0 };
 }
 
 static transfer blocks(const bcast_call *b, const ftc_scatter_ring_transfer *t)
 {
     if (t->peer < 0)
         return (transfer){ -1, 0, 0 };
-    const long first = ftc_scatter_ring_block_start(t->first, b->n, b->count);
+    const long first = ftc_scatter_ring_block_start(t->first, b->n, b->wire_count);
     return (transfer){ t->peer, first,
-                       ftc_scatter_ring_block_start(t->last, b->n, b->count) - first };
+                       ftc_scatter_ring_block_start(t->last, b->n, b->wire_count) - first };
 }
 
 static plan_step step_of(const bcast_call *b, int step)
@@ -135,8 +148,12 @@ static size_t word_bytes(const word_layout *layout) { return (size_t)layout->wor
 static int pack_words(const bcast_call *b, const word_layout *layout, char *into)
 {
     memset(into, 0, word_bytes(layout));
+    if (b->data != (char *)b->buf) {   /* the scatter's private copy: packed already */
+        memcpy(into, b->data, (size_t)layout->packed_bytes);
+        return MPI_SUCCESS;
+    }
     int position = 0;
-    const int rc = MPI_Pack(b->data, b->count, b->type, into, layout->packed_bytes, &position,
+    const int rc = MPI_Pack(b->buf, b->count, b->type, into, layout->packed_bytes, &position,
                             b->comm->comm);
     return rc == MPI_SUCCESS ? MPI_SUCCESS
                              : ftc_fail_mpi(rc, "ftc_bcast: packing the root's data failed");
@@ -144,38 +161,69 @@ static int pack_words(const bcast_call *b, const word_layout *layout, char *into
 
 /* ---- the failure-free attempt ------------------------------------------------------------ */
 
-/* A non-root rank of the scatter gathers the pieces in a private copy of
- * its buffer's layout: its own buffer stays untouched unless the whole
- * message arrives. */
-static int prepare_data(bcast_call *b)
+static void travel_as_user_data(bcast_call *b)
 {
     b->data = b->buf;
-    if (b->algorithm != FTC_BCAST_SCATTER_RING || b->holds_data || b->count == 0)
-        return MPI_SUCCESS;
-    MPI_Aint true_lb, true_extent;
-    MPI_Type_get_true_extent(b->type, &true_lb, &true_extent);
-    const size_t span = (size_t)(b->extent * (b->count - 1) + true_extent);
-    const int rc = ftc_ensure_capacity(&b->comm->scratch, &b->comm->scratch_size,
-                                       span > 0 ? span : 1);
-    if (rc == MPI_SUCCESS)
-        b->data = b->comm->scratch - true_lb;
-    return rc;
+    b->wire_count = b->count;
+    b->wire_type = b->type;
+    b->wire_extent = b->extent;
+    b->wire_size = b->type_size;
 }
 
-/* The private copy into the user's buffer, its gaps kept. */
+/*
+ * The scatter cuts the message in blocks: it travels as packed bytes in a
+ * private copy (the root packs its data there), so that every rank cuts it
+ * alike whatever its (count, type), and a non-root's buffer is written
+ * only once the whole message arrived. The copy lives in comm->scratch,
+ * sized for the recovery's words too: a failure's recovery reuses
+ * comm->scratch, which must not move while a released send reads it.
+ */
+static int travel_packed(bcast_call *b)
+{
+    word_layout layout;
+    int rc = layout_of(b, &layout);
+    if (rc == MPI_SUCCESS)
+        rc = ftc_ensure_capacity(&b->comm->scratch, &b->comm->scratch_size,
+                                 word_bytes(&layout) > 0 ? word_bytes(&layout) : 1);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    b->data = b->comm->scratch;
+    b->wire_count = layout.packed_bytes;
+    b->wire_type = MPI_BYTE;
+    b->wire_extent = 1;
+    b->wire_size = 1;
+    if (!b->holds_data)
+        return MPI_SUCCESS;
+    int position = 0;
+    rc = MPI_Pack(b->buf, b->count, b->type, b->data, layout.packed_bytes, &position,
+                  b->comm->comm);
+    return rc == MPI_SUCCESS ? MPI_SUCCESS
+                             : ftc_fail_mpi(rc, "ftc_bcast: packing the root's data failed");
+}
+
+static int prepare_data(bcast_call *b)
+{
+    travel_as_user_data(b);
+    if (b->algorithm != FTC_BCAST_SCATTER_RING || b->count == 0)
+        return MPI_SUCCESS;
+    return travel_packed(b);
+}
+
+/* The private copy into the user's buffer. */
 static int deliver_data(const bcast_call *b)
 {
-    if (b->data == (char *)b->buf)
+    if (b->data == (char *)b->buf || b->comm->rank == b->root)
         return MPI_SUCCESS;
-    bool contiguous = false;
-    int rc = ftc_type_is_contiguous(b->type, &contiguous);
-    if (rc == MPI_SUCCESS)
-        rc = ftc_typed_copy(b->data, b->count, b->type, contiguous, b->buf, b->count, b->type,
-                            contiguous, b->comm->comm);
-    return rc == MPI_SUCCESS ? MPI_SUCCESS : ftc_fail_mpi(rc, "ftc_bcast: copying the data failed");
+    int position = 0;
+    const int rc = MPI_Unpack(b->data, b->wire_count, &position, b->buf, b->count, b->type,
+                              b->comm->comm);
+    return rc == MPI_SUCCESS ? MPI_SUCCESS : ftc_fail_mpi(rc, "ftc_bcast: unpacking failed");
 }
 
-static char *elements_at(const bcast_call *b, long first) { return b->data + first * b->extent; }
+static char *elements_at(const bcast_call *b, long first)
+{
+    return b->data + first * b->wire_extent;
+}
 
 static int post_receive(const bcast_call *b, const transfer *t, int tag, MPI_Comm comm,
                         char *token, MPI_Request *r)
@@ -183,7 +231,8 @@ static int post_receive(const bcast_call *b, const transfer *t, int tag, MPI_Com
     if (t->peer < 0)
         return MPI_SUCCESS;
     return t->count > 0
-        ? ftc_p2p_irecv(elements_at(b, t->first), (int)t->count, b->type, t->peer, tag, comm, r)
+        ? ftc_p2p_irecv(elements_at(b, t->first), (int)t->count, b->wire_type, t->peer, tag,
+                        comm, r)
         : ftc_p2p_irecv(token, 0, MPI_BYTE, t->peer, tag, comm, r);
 }
 
@@ -193,7 +242,8 @@ static int post_send(const bcast_call *b, const transfer *t, int tag, MPI_Comm c
     if (t->peer < 0)
         return MPI_SUCCESS;
     return t->count > 0
-        ? ftc_p2p_isend(elements_at(b, t->first), (int)t->count, b->type, t->peer, tag, comm, r)
+        ? ftc_p2p_isend(elements_at(b, t->first), (int)t->count, b->wire_type, t->peer, tag,
+                        comm, r)
         : ftc_p2p_isend(token, 0, MPI_BYTE, t->peer, tag, comm, r);
 }
 
@@ -202,7 +252,7 @@ static int exchange(bcast_call *b, const plan_step *s, int step)
 {
     char token_in = 0, token_out = 0;   /* empty messages: nothing is read or written */
     MPI_Request r[2] = { MPI_REQUEST_NULL, MPI_REQUEST_NULL };
-    const int expected[2] = { (int)s->receive.count * b->type_size, -1 };
+    const int expected[2] = { (int)s->receive.count * b->wire_size, -1 };
     const MPI_Comm comm = ftc_ft_epoch_comm(b->ft);
     const int tag = ftc_ft_call_tag(b->ft, b->number);
     int rc = post_receive(b, &s->receive, tag, comm, &token_in, &r[0]);
@@ -300,7 +350,7 @@ static int recover(bcast_call *b)
         rc = pack_words(b, &layout, words);
     else
         memset(words, 0, bytes);
-    if (rc == MPI_SUCCESS)   /* the engine may reuse comm->scratch: b->data is done with */
+    if (rc == MPI_SUCCESS)   /* comm->scratch was sized for this (travel_packed) */
         rc = ftc_allreduce_resume(b->comm, b->number, words, layout.words, MPI_UINT64_T, MPI_BOR,
                                   bytes, holdings_of(b));
     if (rc != MPI_SUCCESS)
@@ -323,7 +373,8 @@ int ftc_bcast_fault_tolerant(void *buf, int count, MPI_Datatype type, int root, 
     MPI_Type_size(type, &type_size);
     bcast_call b = { .comm = comm, .ft = comm->ft, .buf = buf, .count = count, .type = type,
                      .extent = extent, .type_size = type_size, .root = root,
-                     .number = ftc_ft_begin_call(comm->ft), .data = buf,
+                     .number = ftc_ft_begin_call(comm->ft), .data = buf, .wire_count = count,
+                     .wire_type = type, .wire_extent = extent, .wire_size = type_size,
                      .holds_data = comm->rank == root };
     /* a rank others wait for in a meeting goes there first */
     const int rc = ftc_ft_owes_meeting(comm->ft) ? FTC_DETECTED : run_attempt(&b);

@@ -1,8 +1,10 @@
 /*
  * ftc_bcast without failures: from every root, counts 0 to 100000 (past
  * the eager limit; from 12 KiB on 8 ranks or more, scatter and ring
- * allgather), on doubles and on a strided type (every other int: the
- * gaps of every receiver's buffer must stay as they were), back to back so
+ * allgather), on doubles, on a strided type (every other int: the
+ * gaps of every receiver's buffer must stay as they were) and with
+ * different (count, type) pairs of one signature on different ranks
+ * (as MPI allows: the scatter must cut alike everywhere), back to back so
  * that consecutive calls overlap in flight. Every element of every rank is
  * checked. Rank 0 prints one line:
  *   bcast p=P: N cases, all elements checked
@@ -64,6 +66,33 @@ static int check_strided(ftc_comm_t comm, int rank, int root, int count)
     return wrong;
 }
 
+/* Same type signature, different (count, type) on different ranks, as MPI
+ * allows: odd ranks pass one contiguous block of `count` doubles, even
+ * ranks `count` doubles. */
+static int check_mixed(ftc_comm_t comm, int rank, int root, int count)
+{
+    MPI_Datatype block;
+    MPI_Type_contiguous(count > 0 ? count : 1, MPI_DOUBLE, &block);
+    MPI_Type_commit(&block);
+    double *data = checked_malloc(sizeof(double) * (size_t)(count > 0 ? count : 1));
+    for (int i = 0; i < count; i++)
+        data[i] = rank == root ? element(root, count, i) : -1.0;
+    const int rc = rank % 2 ? ftc_bcast(data, count > 0 ? 1 : 0, block, root, comm)
+                            : ftc_bcast(data, count, MPI_DOUBLE, root, comm);
+    mpi_or_die(rc, "ftc_bcast (mixed count and type)");
+    int wrong = 0;
+    for (int i = 0; i < count && !wrong; i++) {
+        if (data[i] != element(root, count, i)) {
+            fprintf(stderr, "MISMATCH rank %d: mixed root %d count %d element %d: %g\n", rank,
+                    root, count, i, data[i]);
+            wrong = 1;
+        }
+    }
+    MPI_Type_free(&block);
+    free(data);
+    return wrong;
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -82,7 +111,8 @@ int main(int argc, char **argv)
         for (int root = 0; root < p; root++) {
             wrong += check_doubles(comm, rank, root, counts[c]);
             wrong += check_strided(comm, rank, root, counts[c] < 5000 ? counts[c] : 5000);
-            cases += 2;
+            wrong += check_mixed(comm, rank, root, counts[c]);
+            cases += 3;
         }
     }
     int total = 0;

@@ -341,12 +341,15 @@ enum { UNTOUCHED = -1 };
 /* Exact in a double for every call and element. */
 static double bcast_element(int call, int i) { return (double)call * 1e6 + i; }
 
-/* Every element of a broadcast's outcome: the root's data, or untouched. */
+/* Every element of a broadcast's outcome: the root's data; after the
+ * root-died error each element the root's or untouched (a transfer the
+ * root's death cut short may have written a part). */
 static int check_bcast_data(run_state *st, int call, int root, int n, const double *data,
                             int delivered)
 {
     for (int i = 0; i < n; i++) {
-        const double want = delivered ? bcast_element(call, i) : UNTOUCHED;
+        const double want = delivered || data[i] != UNTOUCHED ? bcast_element(call, i)
+                                                              : UNTOUCHED;
         if (data[i] != want) {
             fprintf(stderr, "MISMATCH rank %d call %d: ftc_bcast from %d of %d doubles, "
                     "element %d: got %.1f, expected %.1f\n", st->rank, call, root, n, i,
@@ -360,8 +363,8 @@ static int check_bcast_data(run_state *st, int call, int root, int n, const doub
 
 /* A broadcast of n doubles from `root`: every element exact, or
  * MPIX_ERR_PROC_FAILED on every survivor alike when the root died before
- * its data reached one (the digests compare the outcome), the buffer then
- * untouched. 0 to go on, 1 after an error. */
+ * its data reached one (the digests compare the outcome), each element of
+ * the buffer then the root's or untouched. 0 to go on, 1 after an error. */
 static int broadcast_checked(ftc_comm_t comm, run_state *st, int call, int root, int n,
                              double *data)
 {
