@@ -103,16 +103,11 @@ void ftc_ft_combine(ftc_ft_call *c, bool partner_is_higher);
 int ftc_ft_exchange(ftc_ft_call *c, const void *send, int send_count, void *receive,
                     int receive_count, int peer);
 
-/* The folds of recursive_doubling.h, shared by every algorithm: a spare's
- * whole part; an active's receiving its spare's value and combining it;
- * an active's handing the result back. */
-int ftc_ft_run_as_spare(ftc_ft_call *c, int active);
-int ftc_ft_fold_in(ftc_ft_call *c, int spare);
-int ftc_ft_fold_out(ftc_ft_call *c, int spare);
-
-/* The failure-free attempt by Rabenseifner's algorithm (ft_rabenseifner.c);
- * c->progress.complete once this rank holds the result. */
-int ftc_ft_run_rabenseifner(ftc_ft_call *c);
+/* The actives' part of a failure-free attempt by Rabenseifner's algorithm
+ * (ft_rabenseifner.c): this rank is active `me` of m, its spare (if any)
+ * folded in already; on success it holds the result. The engine runs the
+ * folds around it, as for recursive doubling. */
+int ftc_ft_rabenseifner_actives(ftc_ft_call *c, int me, int m);
 
 /* An error other than a process failure, with the call's context. */
 int ftc_ft_error(int rc, const char *what, int peer);

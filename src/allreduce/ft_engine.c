@@ -141,7 +141,7 @@ void ftc_ft_combine(ftc_ft_call *c, bool partner_is_higher)
     }
 }
 
-int ftc_ft_run_as_spare(ftc_ft_call *c, int active)
+static int run_as_spare(ftc_ft_call *c, int active)
 {
     c->step = FTC_INJECT_STEP_FOLD_IN;
     int rc = send_value(c, active);
@@ -162,7 +162,7 @@ int ftc_ft_run_as_spare(ftc_ft_call *c, int active)
     return MPI_SUCCESS;
 }
 
-int ftc_ft_fold_in(ftc_ft_call *c, int spare)
+static int fold_in(ftc_ft_call *c, int spare)
 {
     c->step = FTC_INJECT_STEP_FOLD_IN;
     ftc_ft_die_if_injected(c, FTC_INJECT_BEFORE_SEND, NULL);   /* an active sends nothing */
@@ -174,34 +174,42 @@ int ftc_ft_fold_in(ftc_ft_call *c, int spare)
     return MPI_SUCCESS;
 }
 
-int ftc_ft_fold_out(ftc_ft_call *c, int spare)
+/* Recursive doubling among the m actives, spares folded in already;
+ * c->progress.steps_done says how far it got. */
+static int recursive_doubling_actives(ftc_ft_call *c, int me, int m)
 {
-    c->step = FTC_INJECT_STEP_FOLD_OUT;
-    return send_value(c, spare);
-}
-
-/* Recursive doubling over the live ranks; c->progress says how far it got. */
-static int run_recursive_doubling(ftc_ft_call *c)
-{
-    const int n = ftc_ft_live_count(c->ft), me = ftc_ft_live_index(c->ft);
-    const int actives = ftc_rd_actives(n), fold = ftc_rd_fold_partner(me, n);
-    c->progress = (ftc_rd_progress){ 0 };
-    if (me >= actives)
-        return ftc_ft_run_as_spare(c, fold);
-    int rc = fold >= 0 ? ftc_ft_fold_in(c, fold) : MPI_SUCCESS;
-    if (rc != MPI_SUCCESS)
-        return rc;
-    for (int step = 0; step < ftc_rd_steps(n); step++) {
+    for (int step = 0; step < ftc_rd_steps(m); step++) {
         const int partner = ftc_rd_partner(me, step);
         c->step = step;
-        rc = ftc_ft_exchange(c, c->current, c->count, c->incoming, c->count, partner);
+        const int rc = ftc_ft_exchange(c, c->current, c->count, c->incoming, c->count, partner);
         if (rc != MPI_SUCCESS)
             return rc;
         ftc_ft_combine(c, partner > me);
         c->progress.steps_done = step + 1;
     }
+    return MPI_SUCCESS;
+}
+
+/* The folds of recursive_doubling.h around an algorithm's actives' part:
+ * a spare hands its value over and gets the result back; an active with a
+ * spare combines the spare's value first and hands the result back last. */
+static int run_with_folds(ftc_ft_call *c, int (*actives_part)(ftc_ft_call *, int, int))
+{
+    const int n = ftc_ft_live_count(c->ft), me = ftc_ft_live_index(c->ft);
+    const int actives = ftc_rd_actives(n), fold = ftc_rd_fold_partner(me, n);
+    c->progress = (ftc_rd_progress){ 0 };
+    if (me >= actives)
+        return run_as_spare(c, fold);
+    int rc = fold >= 0 ? fold_in(c, fold) : MPI_SUCCESS;
+    if (rc == MPI_SUCCESS)
+        rc = actives_part(c, me, actives);
+    if (rc != MPI_SUCCESS)
+        return rc;
     c->progress.complete = true;
-    return fold >= 0 ? ftc_ft_fold_out(c, fold) : MPI_SUCCESS;
+    if (fold < 0)
+        return MPI_SUCCESS;
+    c->step = FTC_INJECT_STEP_FOLD_OUT;
+    return send_value(c, fold);
 }
 
 /*
@@ -224,8 +232,8 @@ static void restart_from_input(ftc_ft_call *c)
 static int run_attempt(ftc_ft_call *c)
 {
     if (c->algorithm != FTC_ALLREDUCE_RABENSEIFNER)
-        return run_recursive_doubling(c);
-    const int rc = ftc_ft_run_rabenseifner(c);
+        return run_with_folds(c, recursive_doubling_actives);
+    const int rc = run_with_folds(c, ftc_ft_rabenseifner_actives);
     if (rc == FTC_DETECTED && !c->progress.complete)
         restart_from_input(c);
     return rc;

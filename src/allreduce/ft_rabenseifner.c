@@ -2,7 +2,8 @@
  * Fault-tolerant allreduce, the failure-free attempt for large vectors:
  * Rabenseifner's reduce-scatter + allgather over the live ranks (layout
  * and cost in rabenseifner.h), with the folds of recursive doubling for the
- * ranks beyond the largest power of two.
+ * ranks beyond the largest power of two (run by the engine around the
+ * actives' part here, ft_engine.c's run_with_folds).
  *
  *   fold in          spare -> active: the whole vector, combined
  *   reduce-scatter   log2 m exchanges of halving ranges: receive the
@@ -74,20 +75,8 @@ static int allgather(ftc_ft_call *c, int me, int m)
     return MPI_SUCCESS;
 }
 
-int ftc_ft_run_rabenseifner(ftc_ft_call *c)
+int ftc_ft_rabenseifner_actives(ftc_ft_call *c, int me, int m)
 {
-    const int n = ftc_ft_live_count(c->ft), me = ftc_ft_live_index(c->ft);
-    const int m = ftc_rd_actives(n), fold = ftc_rd_fold_partner(me, n);
-    c->progress = (ftc_rd_progress){ 0 };
-    if (me >= m)
-        return ftc_ft_run_as_spare(c, fold);
-    int rc = fold >= 0 ? ftc_ft_fold_in(c, fold) : MPI_SUCCESS;
-    if (rc == MPI_SUCCESS)
-        rc = reduce_scatter(c, me, m);
-    if (rc == MPI_SUCCESS)
-        rc = allgather(c, me, m);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    c->progress.complete = true;
-    return fold >= 0 ? ftc_ft_fold_out(c, fold) : MPI_SUCCESS;
+    const int rc = reduce_scatter(c, me, m);
+    return rc == MPI_SUCCESS ? allgather(c, me, m) : rc;
 }
