@@ -18,16 +18,28 @@
 #include "recursive_doubling.h"
 #include "select.h"
 
+/* A completed call's result, kept for late ranks. */
+typedef struct {
+    char *data;
+    size_t capacity, bytes;
+    int count;
+    MPI_Datatype type;
+} ftc_kept_result;
+
+/* Call `number`'s kept result; NULL when not kept here. */
+ftc_kept_result *ftc_allreduce_kept_result(ftc_comm_t comm, long number);
+
 struct ftc_allreduce_state {
     bool strict;                /* FTCOLL_STRICT: S short of every rank is an error */
     ftc_inject_plan inject;     /* FTCOLL_INJECT, ftc_inject */
 
-    /* the last completed call's result (its S is the layer's): ranks that
-     * finish that call late get it from here (ULFM builds only) */
-    char *kept;
-    size_t kept_capacity, kept_bytes;
-    int kept_count;
-    MPI_Datatype kept_type;
+    /* the results of the layer's kept window (their S are the layer's):
+     * ranks that finish one of those calls late get it from here (ULFM
+     * builds only). The window's first call, which may be large (any
+     * call every rank entered), in `kept`; the later ones (small
+     * broadcasts, ft_bcast.c) in window[call % FTC_FT_WINDOW] */
+    ftc_kept_result kept;
+    ftc_kept_result window[FTC_FT_WINDOW];
 
     /* a recovery round's messages: a value with its holdings. Kept from
      * round to round, and resized only at a round's start: a send a

@@ -245,29 +245,41 @@ static int run_attempt(ftc_ft_call *c)
  * finish that call late (ft_recovery.c serves it from there): NULL when no
  * rank could ever ask (ftc_ft_keeps_results: ULFM, three or more live
  * ranks). Every call of the engine's numbering keeps through here, whoever
- * ran its attempt. */
+ * ran its attempt; `everyone_entered` as for ftc_ft_end_call. */
 static int keep_room(ftc_comm_t comm, long number, const ftc_holdings *held, int count,
-                     MPI_Datatype type, size_t bytes, char **room)
+                     MPI_Datatype type, size_t bytes, bool everyone_entered, char **room)
 {
     *room = NULL;
-    ftc_ft_end_call(comm->ft, number, held);
+    const bool starts_window = ftc_ft_end_call(comm->ft, number, held, everyone_entered);
     if (!ftc_ft_keeps_results(comm->ft))
         return MPI_SUCCESS;
     struct ftc_allreduce_state *s = comm->allreduce;
-    int rc = ftc_ensure_capacity(&s->kept, &s->kept_capacity, bytes > 0 ? bytes : 1);
+    ftc_kept_result *k = starts_window ? &s->kept : &s->window[number % FTC_FT_WINDOW];
+    int rc = ftc_ensure_capacity(&k->data, &k->capacity, bytes > 0 ? bytes : 1);
     if (rc != MPI_SUCCESS)
         return rc;
-    s->kept_bytes = bytes;
-    s->kept_count = count;
-    s->kept_type = type;
-    *room = s->kept;
+    k->bytes = bytes;
+    k->count = count;
+    k->type = type;
+    *room = k->data;
     return MPI_SUCCESS;
 }
 
+ftc_kept_result *ftc_allreduce_kept_result(ftc_comm_t comm, long number)
+{
+    if (ftc_ft_window_starts_at(comm->ft, number))
+        return &comm->allreduce->kept;
+    return ftc_ft_window_keeps(comm->ft, number)
+        ? &comm->allreduce->window[number % FTC_FT_WINDOW] : NULL;
+}
+
+/* A call of the engine's own, or one finished in a meeting: every live rank
+ * entered it before any completed it. */
 static int keep_result(ftc_ft_call *c)
 {
     char *room;
-    const int rc = keep_room(c->comm, c->number, &c->held, c->count, c->type, c->bytes, &room);
+    const int rc = keep_room(c->comm, c->number, &c->held, c->count, c->type, c->bytes, true,
+                             &room);
     if (rc == MPI_SUCCESS && room && c->bytes > 0)
         memcpy(room, c->current, c->bytes);
     return rc;
@@ -429,16 +441,19 @@ ftc_holdings *ftc_allreduce_call_holdings(ftc_comm_t comm)
 void ftc_allreduce_injection_point(ftc_comm_t comm, long number, int step, ftc_inject_when when,
                                    MPI_Request *send)
 {
+    if (comm->allreduce->inject.count == 0)
+        return;   /* the usual case, on every step of every broadcast: nothing to build */
     const ftc_ft_call c = { .comm = comm, .ft = comm->ft, .number = number, .step = step };
     ftc_ft_die_if_injected(&c, when, send);
 }
 
 int ftc_allreduce_attempt_completed(ftc_comm_t comm, long number, const ftc_holdings *held,
-                                    int count, MPI_Datatype type, size_t bytes, char **keep_into)
+                                    int count, MPI_Datatype type, size_t bytes,
+                                    bool everyone_entered, char **keep_into)
 {
     const ftc_ft_call c = { .comm = comm, .ft = comm->ft, .count = count, .type = type,
                             .bytes = bytes, .number = number, .held = *held };   /* read only */
-    const int rc = keep_room(comm, number, held, count, type, bytes, keep_into);
+    const int rc = keep_room(comm, number, held, count, type, bytes, everyone_entered, keep_into);
     write_report(&c);
     return rc;
 }

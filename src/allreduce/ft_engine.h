@@ -42,10 +42,15 @@ void ftc_allreduce_injection_point(ftc_comm_t comm, long number, int step, ftc_i
  * The attempt of call `number` completed here, its value (`count` x `type`,
  * `bytes` in all) holding `held`: reports it (S = held) and returns in
  * *keep_into where the caller writes the value for ranks that may finish
- * the call late, NULL when none ever could.
+ * the call late, NULL when none ever could. `everyone_entered`: no rank
+ * could complete the call before every live rank entered it; a call
+ * without that property (a broadcast without tokens) must come within
+ * FTC_FT_WINDOW calls of one with it (ftc_ft_end_call), and is small:
+ * its value is kept beside the window's first.
  */
 int ftc_allreduce_attempt_completed(ftc_comm_t comm, long number, const ftc_holdings *held,
-                                    int count, MPI_Datatype type, size_t bytes, char **keep_into);
+                                    int count, MPI_Datatype type, size_t bytes,
+                                    bool everyone_entered, char **keep_into);
 
 /*
  * A failure stopped the attempt of call `number`, this rank's `value` (as

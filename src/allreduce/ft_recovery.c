@@ -339,10 +339,13 @@ static int run_round(ftc_ft_call *c, const ftc_ft_meeting *m)
  * the result it kept. */
 static int serve_kept(ftc_comm_t comm, ftc_ft_call *inside, const ftc_ft_meeting *m)
 {
-    struct ftc_allreduce_state *s = comm->allreduce;
-    ftc_ft_call kept = { .comm = comm, .ft = comm->ft, .count = s->kept_count,
-                         .type = s->kept_type, .op = MPI_OP_NULL, .bytes = s->kept_bytes,
-                         .current = s->kept, .number = m->decision.call,
+    ftc_kept_result *k = ftc_allreduce_kept_result(comm, m->decision.call);
+    if (!k)   /* the reconciliation chose servers from their kept windows */
+        return ftc_fail(MPI_ERR_INTERN, "ftc_allreduce: call %ld's result is not kept here",
+                        m->decision.call);
+    ftc_ft_call kept = { .comm = comm, .ft = comm->ft, .count = k->count,
+                         .type = k->type, .op = MPI_OP_NULL, .bytes = k->bytes,
+                         .current = k->data, .number = m->decision.call,
                          .round = inside ? inside->round : 1, .have_held = true };
     if (!ftc_holdings_init(&kept.held, comm->size))
         return ftc_fail(MPI_ERR_NO_MEM, "ftc_allreduce: out of memory");

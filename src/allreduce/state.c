@@ -20,7 +20,9 @@ static int allreduce_create(ftc_comm_t comm)
     if (!s)
         return ftc_fail(MPI_ERR_NO_MEM, "ftc_comm_create: out of memory");
     comm->allreduce = s;
-    s->kept_type = MPI_DATATYPE_NULL;
+    s->kept.type = MPI_DATATYPE_NULL;
+    for (int i = 0; i < FTC_FT_WINDOW; i++)
+        s->window[i].type = MPI_DATATYPE_NULL;
     bool ok = ftc_holdings_init(&s->call_held, comm->size);
     ok = ftc_holdings_init(&s->call_alive, comm->size) && ok;
     ok = ftc_holdings_init(&s->report_held, comm->size) && ok;
@@ -75,7 +77,9 @@ static void allreduce_release(ftc_comm_t comm)
     struct ftc_allreduce_state *s = comm->allreduce;
     if (!s)
         return;
-    free(s->kept);
+    free(s->kept.data);
+    for (int i = 0; i < FTC_FT_WINDOW; i++)
+        free(s->window[i].data);
     free(s->input_copy);
     free(s->packed_out);
     free(s->packed_in);

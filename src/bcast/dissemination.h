@@ -19,8 +19,10 @@
  * chain of receives, from every participant (the dissemination barrier's
  * property), so nobody completes a broadcast while a live rank has not
  * entered it. The fault-tolerance layer relies on that (calls present at a
- * meeting differ by at most one; ft/reconcile.h): a plain binomial tree
- * lets its root run ahead by any number of calls.
+ * meeting stay within a window; ft/reconcile.h): a plain binomial tree
+ * lets its root run ahead by any number of calls. The caller may leave
+ * the tokens out (ft_bcast.c does on most small calls): what remains is
+ * the binomial tree.
  *
  * Cost: ceil(log2 n) (alpha + n_bytes beta) on every path, as the binomial
  * tree (the tokens travel beside the data, in the same steps); n - 1

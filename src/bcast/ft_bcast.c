@@ -22,12 +22,18 @@
  *             transfer cut short by the root's death wrote into keeps
  *             that part: its contents are undefined, as after any MPI
  *             error)
+ *   tokens    the dissemination's empty messages, which keep the calls in
+ *             progress within the layer's window, go only where a late
+ *             rank could be served (three or more live ranks), and for
+ *             small messages only every FTC_FT_WINDOW calls (sends_tokens)
  *   return    the value is kept as the engine keeps its own (packed words,
- *             holdings S = {root}): a rank still in this call when others
- *             completed it gets the data from them in a meeting
+ *             holdings S = {root}, in the layer's kept window): a rank
+ *             still in this call when others completed it gets the data
+ *             from them in a meeting
  *
  * Cost without failure: the plan's (see its header), plus the packed copy
- * kept for late ranks, plus for the scatter's receivers one local copy.
+ * kept for late ranks (three or more live ranks), plus for the scatter's
+ * receivers one local copy.
  */
 #include "ft_bcast.h"
 
@@ -54,12 +60,14 @@ typedef struct {
     MPI_Datatype type;
     MPI_Aint extent;
     int type_size;
+    bool contiguous;       /* the buffer is count x type_size dense bytes: packing is a copy */
     int root;              /* a rank of the communicator */
     long number;           /* the call's number in the engine's numbering */
     /* the plan: over epoch indices */
     ftc_bcast_algorithm algorithm;
     int n, me, root_index;
     bool root_alive;       /* else every message is an empty token */
+    bool tokens;           /* the dissemination's empty messages are sent (sends_tokens) */
     /* what travels: the user's (count, type) for the dissemination; for
      * the scatter, packed bytes in a private copy, so that ranks whose
      * (count, type) differ (same type signature, as MPI allows) cut the
@@ -86,7 +94,10 @@ typedef struct {
 
 static transfer whole_or_token(const bcast_call *b, int peer, bool carries_data)
 {
-    return (transfer){ peer, 0, carries_data && b->root_alive ? b->wire_count : 0 };
+    const bool data = carries_data && b->root_alive;
+    if (!data && !b->tokens)
+        return (transfer){ -1, 0, 0 };
+    return (transfer){ peer, 0, data ? b->wire_count : 0 };
 }
 
 static transfer blocks(const bcast_call *b, const ftc_scatter_ring_transfer *t)
@@ -135,6 +146,11 @@ typedef struct {
 
 static int layout_of(const bcast_call *b, word_layout *layout)
 {
+    if (b->contiguous) {   /* the usual case, on every call: no MPI call to size it */
+        layout->packed_bytes = b->count * b->type_size;
+        layout->words = (int)(((size_t)layout->packed_bytes + 7) / 8);
+        return MPI_SUCCESS;
+    }
     const int rc = MPI_Pack_size(b->count, b->type, b->comm->comm, &layout->packed_bytes);
     if (rc != MPI_SUCCESS)
         return ftc_fail_mpi(rc, "ftc_bcast: cannot size the packed data");
@@ -147,8 +163,8 @@ static size_t word_bytes(const word_layout *layout) { return (size_t)layout->wor
 /* This rank's copy of the data packed into `into`, padded with zeros. */
 static int pack_words(const bcast_call *b, const word_layout *layout, char *into)
 {
-    memset(into, 0, word_bytes(layout));
-    if (b->data != (char *)b->buf) {   /* the scatter's private copy: packed already */
+    memset(into + layout->packed_bytes, 0, word_bytes(layout) - (size_t)layout->packed_bytes);
+    if (b->data != (char *)b->buf || b->contiguous) {   /* packed already (the scatter's copy) */
         memcpy(into, b->data, (size_t)layout->packed_bytes);
         return MPI_SUCCESS;
     }
@@ -275,6 +291,27 @@ static int exchange(bcast_call *b, const plan_step *s, int step)
                             s->receive.peer, s->send.peer);
 }
 
+/*
+ * The tokens bound how far apart the ranks' calls can drift (a rank
+ * completes a call with tokens only once every live rank entered it),
+ * which only a meeting that serves late ranks needs. With at most two live
+ * ranks a death leaves one survivor and nobody to serve
+ * (ftc_ft_keeps_results): there the root sends its data and goes on, as a
+ * plain binomial tree. With more, a small broadcast (the copy every rank
+ * keeps of it is cheap) sends its tokens only every FTC_FT_WINDOW calls,
+ * which keeps the calls present at a meeting within that window, and
+ * every rank keeps the results since the last call with tokens
+ * (ft/reconcile.h); a large one sends them every call.
+ */
+static bool sends_tokens(const bcast_call *b)
+{
+    if (!ftc_ft_keeps_results(b->ft))
+        return false;
+    const size_t bytes = (size_t)b->type_size * (size_t)b->count;
+    return b->algorithm != FTC_BCAST_DISSEMINATION || !b->root_alive ||
+           bytes > FTC_BCAST_WINDOWED_BYTES || b->number % FTC_FT_WINDOW == 0;
+}
+
 /* With the root dead since an earlier call, every survivor knows that
  * nobody can hold its data, yet the steps still run, tokens only: a rank
  * that skipped them could complete this call and the next while another
@@ -287,6 +324,7 @@ static int run_attempt(bcast_call *b)
     b->root_index = b->root_alive ? ftc_ft_epoch_rank(b->ft, b->root) : 0;
     b->algorithm = b->root_alive ? ftc_bcast_decide(b->n, (size_t)b->type_size * (size_t)b->count)
                                  : FTC_BCAST_DISSEMINATION;
+    b->tokens = sends_tokens(b);
     int rc = prepare_data(b);
     const int steps = steps_of(b), holds_after = last_data_step(b);
     for (int step = 0; rc == MPI_SUCCESS && step < steps; step++) {
@@ -318,12 +356,13 @@ static int root_lost(const bcast_call *b)
 /* The call is over here without a meeting: reported, its value kept. */
 static int complete(const bcast_call *b)
 {
-    word_layout layout;
-    int rc = layout_of(b, &layout);
+    word_layout layout = { 0, 0 };   /* sized only when the value is kept */
+    int rc = ftc_ft_keeps_results(b->ft) ? layout_of(b, &layout) : MPI_SUCCESS;
     char *keep_into = NULL;
     if (rc == MPI_SUCCESS)
         rc = ftc_allreduce_attempt_completed(b->comm, b->number, holdings_of(b), layout.words,
-                                             MPI_UINT64_T, word_bytes(&layout), &keep_into);
+                                             MPI_UINT64_T, word_bytes(&layout), b->tokens,
+                                             &keep_into);
     if (rc == MPI_SUCCESS && keep_into) {
         if (b->holds_data)
             rc = pack_words(b, &layout, keep_into);
@@ -371,8 +410,13 @@ int ftc_bcast_fault_tolerant(void *buf, int count, MPI_Datatype type, int root, 
     MPI_Type_get_extent(type, &lb, &extent);
     int type_size = 0;
     MPI_Type_size(type, &type_size);
+    bool contiguous = false;
+    const int rc_type = ftc_type_is_contiguous(type, &contiguous);
+    if (rc_type != MPI_SUCCESS)
+        return rc_type;
     bcast_call b = { .comm = comm, .ft = comm->ft, .buf = buf, .count = count, .type = type,
-                     .extent = extent, .type_size = type_size, .root = root,
+                     .extent = extent, .type_size = type_size, .contiguous = contiguous,
+                     .root = root,
                      .number = ftc_ft_begin_call(comm->ft), .data = buf, .wire_count = count,
                      .wire_type = type, .wire_extent = extent, .wire_size = type_size,
                      .holds_data = comm->rank == root };

@@ -16,6 +16,11 @@
 
 typedef enum { FTC_BCAST_DISSEMINATION, FTC_BCAST_SCATTER_RING } ftc_bcast_algorithm;
 
+/* Up to this many bytes a broadcast by dissemination sends its tokens only
+ * every FTC_FT_WINDOW calls, and every rank keeps a copy of the data for
+ * late ranks (ft_bcast.c): the copy costs less than the tokens' latency. */
+enum { FTC_BCAST_WINDOWED_BYTES = 2048 };
+
 /* For p live ranks and a message of `bytes` (count x size of the type). */
 ftc_bcast_algorithm ftc_bcast_decide(int p, size_t bytes);
 

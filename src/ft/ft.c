@@ -222,7 +222,8 @@ static int ft_create(ftc_comm_t comm)
     ft->epoch_rank = malloc(sizeof(int) * (size_t)ft->size);
     bool ok = ft->alive && ft->live && ft->epoch_rank;
     ok = ftc_holdings_init(&ft->live_held, ft->size) && ok;
-    ok = ftc_holdings_init(&ft->kept_held, ft->size) && ok;
+    for (int i = 0; i < FTC_FT_WINDOW; i++)
+        ok = ftc_holdings_init(&ft->kept_held[i], ft->size) && ok;
     int rc = ok ? MPI_SUCCESS : ftc_fail(MPI_ERR_NO_MEM, "ftc_comm_create: out of memory");
     if (rc == MPI_SUCCESS)
         rc = make_twin(comm->comm, &ft->watch);
@@ -258,7 +259,8 @@ static void ft_release(ftc_comm_t comm)
     free(ft->live);
     free(ft->epoch_rank);
     ftc_holdings_destroy(&ft->live_held);
-    ftc_holdings_destroy(&ft->kept_held);
+    for (int i = 0; i < FTC_FT_WINDOW; i++)
+        ftc_holdings_destroy(&ft->kept_held[i]);
     free(ft);
     comm->ft = NULL;
 }
@@ -302,15 +304,33 @@ bool ftc_ft_keeps_results(const ftc_ft *ft)
 #endif
 }
 
-void ftc_ft_end_call(ftc_ft *ft, long number, const ftc_holdings *held)
+bool ftc_ft_end_call(ftc_ft *ft, long number, const ftc_holdings *held, bool everyone_entered)
 {
     if (!ftc_ft_keeps_results(ft)) {
-        ft->kept_call = 0;
-        ftc_holdings_clear(&ft->kept_held);
-        return;
+        ft->kept_first = ft->kept_last = 0;
+        return false;
     }
-    ft->kept_call = number;
-    ftc_holdings_copy(&ft->kept_held, held);
+    /* a call every rank entered ends every older call everywhere: nobody
+     * can be late in one; so does anything the window cannot hold (the
+     * collectives make that impossible, and a meeting that wanted a
+     * dropped result fails alike everywhere, never serves stale data) */
+    const bool starts = everyone_entered || ft->kept_first == 0 || number != ft->kept_last + 1 ||
+                        number - ft->kept_first >= FTC_FT_WINDOW;
+    if (starts)
+        ft->kept_first = number;
+    ft->kept_last = number;
+    ftc_holdings_copy(&ft->kept_held[number % FTC_FT_WINDOW], held);
+    return starts;
+}
+
+bool ftc_ft_window_keeps(const ftc_ft *ft, long number)
+{
+    return ft->kept_first > 0 && ft->kept_first <= number && number <= ft->kept_last;
+}
+
+bool ftc_ft_window_starts_at(const ftc_ft *ft, long number)
+{
+    return ft->kept_first > 0 && number == ft->kept_first;
 }
 
 bool ftc_ft_owes_meeting(const ftc_ft *ft) { return ft->owes_meeting; }

@@ -36,8 +36,11 @@ enum { FTC_DETECTED = -1 };
 /* Waits are over at most this many requests besides the sentinel. */
 enum { FTC_FT_MAX_WAIT = 4 };
 
-/* Calls of the tag window: the default, and the bounds of FTCOLL_TAG_WINDOW. */
-enum { FTC_FT_TAG_WINDOW = 8192, FTC_FT_TAG_WINDOW_MIN = 4, FTC_FT_TAG_WINDOW_MAX = 16384 };
+/* Calls of the tag window: the default, and the bounds of FTCOLL_TAG_WINDOW
+ * (at least twice the calls a meeting may see apart, reconcile.h, so
+ * that calls in progress together never share a tag). */
+enum { FTC_FT_TAG_WINDOW = 8192, FTC_FT_TAG_WINDOW_MIN = 2 * FTC_FT_WINDOW,
+       FTC_FT_TAG_WINDOW_MAX = 16384 };
 
 typedef struct ftc_ft ftc_ft;
 
@@ -107,11 +110,24 @@ long ftc_ft_begin_call(ftc_ft *ft);
  */
 bool ftc_ft_keeps_results(const ftc_ft *ft);
 
-/* The call completed here with result holdings S: recorded as kept for
- * late ranks when ftc_ft_keeps_results, else nothing is marked kept (a
- * meeting that wanted it would fail alike everywhere, never serve stale
- * data). */
-void ftc_ft_end_call(ftc_ft *ft, long number, const ftc_holdings *held);
+/*
+ * The call completed here with result holdings S: kept for late ranks when
+ * ftc_ft_keeps_results, else the kept window is emptied (a meeting that
+ * wanted a result would fail alike everywhere, never serve stale data).
+ * `everyone_entered`: no rank can complete this call before every live
+ * rank entered it (an allreduce, a broadcast with its tokens, a call
+ * finished in a meeting), so no rank can be late in an older one and the
+ * kept window starts afresh here; else the call joins the window, which
+ * the collectives keep within FTC_FT_WINDOW calls (reconcile.h). Returns
+ * true when the window starts at this call (its result goes where the
+ * window's first, possibly large, result lives), false when it joins it
+ * (or nothing is kept).
+ */
+bool ftc_ft_end_call(ftc_ft *ft, long number, const ftc_holdings *held, bool everyone_entered);
+
+/* Whether call `number`'s result is in the kept window; whether the window starts at it. */
+bool ftc_ft_window_keeps(const ftc_ft *ft, long number);
+bool ftc_ft_window_starts_at(const ftc_ft *ft, long number);
 
 /*
  * True when survivors wait in a meeting for this rank (it returned from a
@@ -128,7 +144,8 @@ typedef struct {
     const int *ranks;           /* participant -> rank */
     const ftc_ft_presence *where;   /* per participant */
     const ftc_holdings *held;   /* per rank: what its value of its call holds */
-    const ftc_holdings *kept;   /* per rank: S of the last call it completed */
+    const ftc_holdings *kept;   /* per rank past the round's call: that call's S, from
+                                 * its kept window (empty for the others) */
     ftc_ft_decision decision;   /* this rank's part */
 } ftc_ft_meeting;
 

@@ -33,8 +33,9 @@ struct ftc_ft {
 
     /* calls */
     long calls;                 /* calls begun: the number of the current or last */
-    long kept_call;             /* the last call completed here; 0: none */
-    ftc_holdings kept_held;     /* its S */
+    long kept_first, kept_last; /* the kept window: calls completed here whose results
+                                 * are kept (0, 0: none; reconcile.h) */
+    ftc_holdings kept_held[FTC_FT_WINDOW];   /* their S, call c's at c % FTC_FT_WINDOW */
     long ops;                   /* operations begun (ftc_ft_begin_op) */
     bool owes_meeting;
     long skip_op;               /* settling in this operation meets nobody: the

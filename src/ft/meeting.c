@@ -9,8 +9,8 @@
  *              cancelled before its rank came here, so a send released
  *              there reads no buffer after this
  *   records    every survivor's place (inside call v, between calls,
- *              leaving), the last call it completed, what its value
- *              holds and what that call's result held (Bruck's allgather
+ *              leaving), the calls whose results it kept (its window),
+ *              what its value holds and what each kept result held (Bruck's allgather
  *              plan, plans/bruck.c, run by the schedule engine with the
  *              sentinel watched: ceil(log2 n) steps, the epoch checked in
  *              every record)
@@ -41,14 +41,16 @@
 
 enum { SHRINK_ATTEMPTS = 100 };
 enum { FLAG_FINISHED = 1, FLAG_NO_ERROR = 2 };
-enum { REC_EPOCH, REC_PLACE, REC_CALL, REC_KEPT, REC_OP, REC_HEADER };   /* then two holdings */
+/* then holdings: the value's, and the kept window's (call kept_first + i at i) */
+enum { REC_EPOCH, REC_PLACE, REC_CALL, REC_KEPT_FIRST, REC_KEPT_LAST, REC_OP, REC_HEADER };
 
 /* A meeting's working memory. */
 typedef struct {
     int n, words, record;        /* participants, words per holdings, words per record */
     uint64_t *mine, *all;        /* records: this rank's, everyone's in epoch order */
     ftc_ft_presence *where;      /* per participant */
-    ftc_holdings *held, *kept;   /* per rank */
+    ftc_holdings *held, *kept;   /* per rank: its value's; the round's call's result's */
+    ftc_holdings *window;        /* per rank, FTC_FT_WINDOW each: its kept results' */
 } meeting_memory;
 
 /* ---- a new epoch ---------------------------------------------------------------- */
@@ -79,6 +81,11 @@ static int next_epoch(ftc_ft *ft)
 
 /* ---- records -------------------------------------------------------------------------- */
 
+static uint64_t *record_holdings(uint64_t *record, const meeting_memory *m, int which)
+{
+    return record + REC_HEADER + (size_t)which * (size_t)m->words;
+}
+
 static void write_record(const ftc_ft *ft, const meeting_memory *m, ftc_ft_place place,
                          const ftc_holdings *held)
 {
@@ -86,12 +93,16 @@ static void write_record(const ftc_ft *ft, const meeting_memory *m, ftc_ft_place
     r[REC_EPOCH] = (uint64_t)ft->epoch;
     r[REC_PLACE] = (uint64_t)place;
     r[REC_CALL] = (uint64_t)(place == FTC_AT_CALL ? ft->calls : ft->calls + 1);
-    r[REC_KEPT] = (uint64_t)ft->kept_call;
+    r[REC_KEPT_FIRST] = (uint64_t)ft->kept_first;
+    r[REC_KEPT_LAST] = (uint64_t)ft->kept_last;
     r[REC_OP] = (uint64_t)ft->ops;
-    memset(r + REC_HEADER, 0, sizeof(uint64_t) * (size_t)m->words);
+    memset(r + REC_HEADER, 0, sizeof(uint64_t) * (size_t)(m->record - REC_HEADER));
+    const size_t bytes = sizeof(uint64_t) * (size_t)m->words;
     if (held)
-        memcpy(r + REC_HEADER, held->words, sizeof(uint64_t) * (size_t)m->words);
-    memcpy(r + REC_HEADER + m->words, ft->kept_held.words, sizeof(uint64_t) * (size_t)m->words);
+        memcpy(record_holdings(r, m, 0), held->words, bytes);
+    for (long call = ft->kept_first; call > 0 && call <= ft->kept_last; call++)
+        memcpy(record_holdings(r, m, 1 + (int)(call - ft->kept_first)),
+               ft->kept_held[call % FTC_FT_WINDOW].words, bytes);
 }
 
 /* The plan's run, every wait including the sentinel: a failure stops it
@@ -142,19 +153,41 @@ static int exchange_records(ftc_ft *ft, meeting_memory *m)
 
 static int read_records(const ftc_ft *ft, meeting_memory *m)
 {
+    const size_t bytes = sizeof(uint64_t) * (size_t)m->words;
     for (int i = 0; i < m->n; i++) {
-        const uint64_t *r = m->all + (size_t)i * (size_t)m->record;
+        uint64_t *r = m->all + (size_t)i * (size_t)m->record;
         const int rank = ft->live[i];
+        const long first = (long)r[REC_KEPT_FIRST], last = (long)r[REC_KEPT_LAST];
         if (r[REC_EPOCH] != (uint64_t)ft->epoch || r[REC_PLACE] > FTC_LEAVING)
             return ftc_fail(MPI_ERR_INTERN, "ftcoll: rank %d's record is of epoch %llu, this "
                             "rank's of %ld", rank, (unsigned long long)r[REC_EPOCH], ft->epoch);
+        if (first < 0 || (first > 0 && (last < first || last - first >= FTC_FT_WINDOW)))
+            return ftc_fail(MPI_ERR_INTERN, "ftcoll: rank %d's record keeps calls %ld to %ld",
+                            rank, first, last);
         m->where[i] = (ftc_ft_presence){ .place = (int)r[REC_PLACE], .call = (long)r[REC_CALL],
-                                         .kept = (long)r[REC_KEPT], .op = (long)r[REC_OP] };
-        memcpy(m->held[rank].words, r + REC_HEADER, sizeof(uint64_t) * (size_t)m->words);
-        memcpy(m->kept[rank].words, r + REC_HEADER + m->words,
-               sizeof(uint64_t) * (size_t)m->words);
+                                         .kept_first = first, .kept_last = last,
+                                         .op = (long)r[REC_OP] };
+        memcpy(m->held[rank].words, record_holdings(r, m, 0), bytes);
+        for (int k = 0; k < FTC_FT_WINDOW; k++)
+            memcpy(m->window[(size_t)rank * FTC_FT_WINDOW + (size_t)k].words,
+                   record_holdings(r, m, 1 + k), bytes);
     }
     return MPI_SUCCESS;
+}
+
+/* Each rank's S of the round's call, from its kept window (empty when it
+ * did not keep it: a rank inside that call). */
+static void pick_kept(const ftc_ft *ft, meeting_memory *m, long call)
+{
+    for (int i = 0; i < m->n; i++) {
+        const int rank = ft->live[i];
+        const ftc_ft_presence *p = &m->where[i];
+        ftc_holdings_clear(&m->kept[rank]);
+        if (p->kept_first > 0 && p->kept_first <= call && call <= p->kept_last)
+            ftc_holdings_copy(&m->kept[rank],
+                              &m->window[(size_t)rank * FTC_FT_WINDOW +
+                                         (size_t)(call - p->kept_first)]);
+    }
 }
 
 static void release_memory(meeting_memory *m, int size)
@@ -164,9 +197,12 @@ static void release_memory(meeting_memory *m, int size)
             ftc_holdings_destroy(&m->held[r]);
         if (m->kept)
             ftc_holdings_destroy(&m->kept[r]);
+        for (int k = 0; m->window && k < FTC_FT_WINDOW; k++)
+            ftc_holdings_destroy(&m->window[(size_t)r * FTC_FT_WINDOW + (size_t)k]);
     }
     free(m->held);
     free(m->kept);
+    free(m->window);
     free(m->where);
     free(m->mine);
     free(m->all);
@@ -177,15 +213,18 @@ static int allocate_memory(const ftc_ft *ft, meeting_memory *m)
 {
     m->n = ft->nlive;
     m->words = ftc_holdings_words(ft->size);
-    m->record = REC_HEADER + 2 * m->words;
+    m->record = REC_HEADER + (1 + FTC_FT_WINDOW) * m->words;
     m->mine = malloc(sizeof(uint64_t) * (size_t)m->record);
     m->all = malloc(sizeof(uint64_t) * (size_t)m->record * (size_t)m->n);
     m->where = malloc(sizeof(ftc_ft_presence) * (size_t)m->n);
     m->held = calloc((size_t)ft->size, sizeof(ftc_holdings));
     m->kept = calloc((size_t)ft->size, sizeof(ftc_holdings));
-    bool ok = m->mine && m->all && m->where && m->held && m->kept;
+    m->window = calloc((size_t)ft->size * FTC_FT_WINDOW, sizeof(ftc_holdings));
+    bool ok = m->mine && m->all && m->where && m->held && m->kept && m->window;
     for (int r = 0; ok && r < ft->size; r++)
         ok = ftc_holdings_init(&m->held[r], ft->size) && ftc_holdings_init(&m->kept[r], ft->size);
+    for (size_t k = 0; ok && k < (size_t)ft->size * FTC_FT_WINDOW; k++)
+        ok = ftc_holdings_init(&m->window[k], ft->size);
     return ok ? MPI_SUCCESS : ftc_fail(MPI_ERR_NO_MEM, "ftcoll: out of memory");
 }
 
@@ -208,6 +247,7 @@ static int hold_meeting(ftc_comm_t comm, ftc_ft_place place, const ftc_holdings 
     if (rc == MPI_SUCCESS)
         ftc_ft_reconcile(m.n, m.where, ft->live_index, decision);
     if (rc == MPI_SUCCESS && decision->round && decision->next != FTC_NEXT_ERROR) {
+        pick_kept(ft, &m, decision->call);
         const ftc_ft_meeting meeting = { .epoch = ft->epoch, .n = m.n, .ranks = ft->live,
                                          .where = m.where, .held = m.held, .kept = m.kept,
                                          .decision = *decision };

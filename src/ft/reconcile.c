@@ -1,14 +1,44 @@
 #include "reconcile.h"
 
+#include <stddef.h>
+
 typedef struct {
     long lo, hi;
-    bool inside_lo, inside_hi;      /* some rank inside call lo / hi */
+    bool inside_lo;                 /* some rank inside call lo */
     bool outside_lo;                /* some rank outside any call, next call lo */
-    bool leaving_hi, between_hi;    /* some rank outside, next call hi: leaving / not */
-    bool kept_wrong;                /* a rank at hi did not keep call lo's result */
+    bool inside_past;               /* some rank inside a call after lo */
+    bool inside_hi;                 /* some rank inside call hi */
+    bool leaving_hi;                /* some rank leaving, next call hi */
+    bool outside_middle;            /* some rank outside any call, next call in lo + 1 .. hi - 1 */
+    bool kept_wrong;                /* a rank past lo did not keep call lo's result */
     long settling_op;               /* the operation of ranks outside a call at hi */
     bool settling_ops_differ;
 } survey;
+
+static bool keeps(const ftc_ft_presence *p, long call)
+{
+    return p->kept_first > 0 && p->kept_first <= call && call <= p->kept_last;
+}
+
+static void survey_rank(survey *s, const ftc_ft_presence *p)
+{
+    const bool inside = p->place == FTC_AT_CALL;
+    if (p->call == s->lo) {
+        s->inside_lo |= inside;
+        s->outside_lo |= !inside;
+    } else {
+        s->inside_past |= inside;
+        s->kept_wrong |= !keeps(p, s->lo);
+        s->outside_middle |= !inside && p->call < s->hi;
+    }
+    if (p->call != s->hi)
+        return;
+    s->inside_hi |= inside;
+    s->leaving_hi |= p->place == FTC_LEAVING;
+    if (!inside && s->settling_op == 0)
+        s->settling_op = p->op;
+    s->settling_ops_differ |= !inside && p->op != s->settling_op;
+}
 
 static survey survey_of(int n, const ftc_ft_presence *where)
 {
@@ -17,22 +47,8 @@ static survey survey_of(int n, const ftc_ft_presence *where)
         s.lo = where[i].call < s.lo ? where[i].call : s.lo;
         s.hi = where[i].call > s.hi ? where[i].call : s.hi;
     }
-    for (int i = 0; i < n; i++) {
-        const bool inside = where[i].place == FTC_AT_CALL;
-        if (where[i].call == s.lo) {
-            s.inside_lo |= inside;
-            s.outside_lo |= !inside;
-        }
-        if (where[i].call == s.hi) {
-            s.inside_hi |= inside;
-            s.leaving_hi |= where[i].place == FTC_LEAVING;
-            s.between_hi |= where[i].place == FTC_BETWEEN_CALLS;
-            s.kept_wrong |= s.hi != s.lo && where[i].kept != s.lo;
-            if (!inside && s.settling_op == 0)
-                s.settling_op = where[i].op;
-            s.settling_ops_differ |= !inside && where[i].op != s.settling_op;
-        }
-    }
+    for (int i = 0; i < n; i++)
+        survey_rank(&s, &where[i]);
     return s;
 }
 
@@ -63,37 +79,58 @@ static void one_call(const survey *s, const ftc_ft_presence *mine, ftc_ft_decisi
         out->owes_meeting = true;
 }
 
-/* Calls lo and lo + 1: those at lo + 1 serve lo's result to the late ones. */
-static void two_calls(const survey *s, const ftc_ft_presence *mine, ftc_ft_decision *out)
+static const char *several_calls_inconsistency(const survey *s)
 {
-    if (s->outside_lo) {
-        error(out, "a rank outside call lo while others completed it");
-        return;
-    }
-    if (s->kept_wrong) {
-        error(out, "a rank past call lo did not keep its result");
-        return;
-    }
-    if (s->inside_hi && s->leaving_hi) {
-        error(out, "some ranks freed the communicator while others are inside a call on it");
-        return;
-    }
-    if (s->settling_ops_differ) {
-        error(out, "ranks past call lo settle in different operations");
+    if (s->outside_lo)
+        return "a rank outside call lo while others completed it";
+    if (s->outside_middle)
+        return "a rank outside any call while others are inside calls before and after its next";
+    if (s->kept_wrong)
+        return "a rank past call lo did not keep its result";
+    if (s->inside_hi && s->leaving_hi)
+        return "some ranks freed the communicator while others are inside a call on it";
+    if (s->settling_ops_differ)
+        return "ranks past call lo settle in different operations";
+    return NULL;
+}
+
+/* Whether a server waits in the meeting for the late ranks' next call. A
+ * rank inside a call always does; one settling before call lo + 1 with
+ * someone inside it returns and meets at its next entry instead. */
+static bool stays(const survey *s, const ftc_ft_presence *mine, bool more_to_serve)
+{
+    if (mine->place == FTC_AT_CALL)
+        return true;
+    if (mine->place == FTC_LEAVING)
+        return more_to_serve;
+    return s->hi - s->lo > 1;
+}
+
+/* Calls lo < hi: every rank past lo serves lo's result to the late ones. */
+static void several_calls(const survey *s, const ftc_ft_presence *mine, ftc_ft_decision *out)
+{
+    const char *why = several_calls_inconsistency(s);
+    if (why) {
+        error(out, why);
         return;
     }
     out->call = s->lo;
     out->round = true;
     out->role = mine->call == s->lo ? FTC_ROLE_LATE : FTC_ROLE_SERVE;
-    if (out->role == FTC_ROLE_SERVE && mine->place == FTC_AT_CALL) {
-        out->next = FTC_NEXT_MEET_AGAIN;         /* the late ones come back into lo + 1 */
+    /* after lo the late ones come back into lo + 1, and so on up to hi:
+     * while one of lo + 1 .. hi - 1 is still to serve, or someone past lo
+     * is inside a call, the servers must stay (a rank settling or leaving
+     * may hold a result only it kept) */
+    const bool more_to_serve = s->hi - s->lo > 1 || s->inside_past;
+    if (out->role == FTC_ROLE_SERVE && stays(s, mine, more_to_serve)) {
+        out->next = FTC_NEXT_MEET_AGAIN;
         return;
     }
-    out->owes_meeting = s->inside_hi;
+    out->owes_meeting = more_to_serve;
     /* the servers were all settling, in one operation, and leave now: the
      * late rank's own settling in that operation has nobody to meet (its
      * other operations meet as usual: the servers come to those too) */
-    if (out->role == FTC_ROLE_LATE && !s->inside_hi)
+    if (out->role == FTC_ROLE_LATE && !more_to_serve)
         out->settled_op = s->settling_op;
 }
 
@@ -105,10 +142,10 @@ void ftc_ft_reconcile(int n, const ftc_ft_presence *where, int me, ftc_ft_decisi
         return;
     }
     const survey s = survey_of(n, where);
-    if (s.hi - s.lo > 1)
-        error(out, "ranks more than one call apart");
+    if (s.hi - s.lo > FTC_FT_WINDOW)
+        error(out, "ranks more than the window of calls apart");
     else if (s.hi == s.lo)
         one_call(&s, &where[me], out);
     else
-        two_calls(&s, &where[me], out);
+        several_calls(&s, &where[me], out);
 }

@@ -4,9 +4,12 @@
  * A meeting gathers, from every survivor, where it is: inside a call of
  * the fault-tolerant engine (which one), between calls (settling before
  * a collective that needs every rank, or before ftc_comm_survivors), or
- * leaving (ftc_comm_free). Calls present differ by at most one: nobody
- * completes call v + 1 while a live rank has not completed v, since v + 1
- * needs its input.
+ * leaving (ftc_comm_free). Calls present differ by at most FTC_FT_WINDOW:
+ * a call that every rank must enter before any rank completes it (an
+ * allreduce needs every input; a broadcast with its tokens) comes at least
+ * every FTC_FT_WINDOW calls, and a rank keeps the result of every call it
+ * completed since the last such call (its kept window), so that it can
+ * serve any rank still inside one of them.
  *
  *   one call v, all inside        recover v: everyone takes part
  *   one call v, none inside       nothing to do: return
@@ -14,12 +17,16 @@
  *                                 return and meet again at their next
  *                                 entry (a collective interrupted on them
  *                                 but not on the others)
- *   calls lo and lo + 1           finish lo: ranks inside lo are late,
- *                                 ranks at lo + 1 completed it and serve
- *                                 the result they kept; then those inside
- *                                 lo + 1 wait for the late ones as above;
- *                                 servers that were settling (all in one
- *                                 operation k) leave, and the late ranks
+ *   calls lo < hi                 finish lo: ranks inside lo are late,
+ *                                 every rank past lo completed it and
+ *                                 serves the result it kept; then those
+ *                                 inside a call past lo wait for the late
+ *                                 ones (who come back into lo + 1, and so
+ *                                 on up to hi), and so do ranks leaving
+ *                                 while someone is inside a call before
+ *                                 theirs; servers that were settling (all
+ *                                 in one operation k) with nobody left
+ *                                 inside a call leave, and the late ranks
  *                                 skip their own settling in operation k
  *   anything else                 an error on every survivor alike (the
  *                                 ranks made different calls)
@@ -32,6 +39,9 @@
 
 #include <stdbool.h>
 
+/* Calls present at a meeting differ by at most this many (see above). */
+enum { FTC_FT_WINDOW = 16 };
+
 typedef enum {
     FTC_AT_CALL = 0,       /* inside call `call` */
     FTC_BETWEEN_CALLS = 1, /* outside any call; `call` is the next it will make */
@@ -41,7 +51,8 @@ typedef enum {
 typedef struct {
     int place;             /* ftc_ft_place */
     long call;
-    long kept;             /* the last call it completed and kept the result of; 0: none */
+    long kept_first;       /* the calls it completed and kept the results of: */
+    long kept_last;        /* kept_first .. kept_last (0, 0: none) */
     long op;               /* its operation: every operation on the communicator that
                             * may meet (a call, ftc_allgather, ftc_comm_survivors,
                             * ftc_comm_free) has the same number on every rank */

@@ -193,10 +193,10 @@ function(ftcoll_env_tests prefix target label)
     EXPECT "${FTCOLL_ENV_OK}" ENV FTCOLL_INJECT=explode
     ARGS --expect-rejected FTCOLL_INJECT kill)
   ftcoll_mpi_test(${prefix}.env.tag_window_bogus 3 ${target} LABEL ${label}
-    EXPECT "${FTCOLL_ENV_OK}" ENV FTCOLL_TAG_WINDOW=2
-    ARGS --expect-rejected FTCOLL_TAG_WINDOW 4 16384)
+    EXPECT "${FTCOLL_ENV_OK}" ENV FTCOLL_TAG_WINDOW=31
+    ARGS --expect-rejected FTCOLL_TAG_WINDOW 32 16384)
   ftcoll_mpi_test(${prefix}.env.tag_window_small 2 ${target} LABEL ${label}
-    EXPECT "${FTCOLL_ENV_OK}" ENV FTCOLL_TAG_WINDOW=4
+    EXPECT "${FTCOLL_ENV_OK}" ENV FTCOLL_TAG_WINDOW=32
     ARGS --expect-algorithm auto)
   ftcoll_mpi_test(${prefix}.env.verbose_on 2 ${target} LABEL ${label}
     EXPECT "${FTCOLL_ENV_OK}" ENV FTCOLL_VERBOSE=1

@@ -5,6 +5,10 @@
  * broadcast or a leaf at chosen calls, steps and rounds. Every rank makes
  * CALLS broadcasts, call c from root (c - 1) mod p, of COUNTS[c - 1]
  * doubles (the last one through a strided type: every other double).
+ * With FTCOLL_TEST_BCAST_BURST=1 it makes BURST_CALLS small broadcasts
+ * from root 0 instead (up to 2 KiB: most of them without tokens, so that
+ * a rank stuck in one call while the others run on leaves the survivors
+ * up to the window of calls apart; ft/reconcile.h).
  *
  * Checked on every survivor, for every call: MPI_SUCCESS with every element
  * the root's, or MPIX_ERR_PROC_FAILED with the buffer untouched; success
@@ -24,10 +28,21 @@
 #include "ftcoll.h"
 #include "harness.h"
 
-enum { CALLS = 4, UNTOUCHED = -1 };
+enum { CALLS = 4, BURST_CALLS = 20, MAX_CALLS = BURST_CALLS, UNTOUCHED = -1 };
 static const int COUNTS[CALLS] = { 5, 1000, 100000, 300 };
 
-static int root_of(int call, int p) { return (call - 1) % p; }
+static bool burst(void)
+{
+    const char *text = getenv("FTCOLL_TEST_BCAST_BURST");
+    return text && atoi(text) == 1;
+}
+
+static int calls(void) { return burst() ? BURST_CALLS : CALLS; }
+
+static int root_of(int call, int p) { return burst() ? 0 : (call - 1) % p; }
+
+/* Doubles in call `call`: a burst's calls differ in size (8 .. 256 doubles). */
+static int count_of(int call) { return burst() ? 1 << (3 + call % 6) : COUNTS[call - 1]; }
 
 static double element(int call, int i) { return call * 1e7 + i; }
 
@@ -36,7 +51,7 @@ static MPI_Datatype layout_of(int call, int count, int *stride)
 {
     MPI_Datatype type = MPI_DOUBLE;
     *stride = 1;
-    if (call == CALLS) {
+    if (call == calls()) {
         MPI_Type_vector(count, 1, 2, MPI_DOUBLE, &type);
         MPI_Type_commit(&type);
         *stride = 2;
@@ -67,7 +82,7 @@ static bool lost_by_plan(int call)
 /* One call; *delivered says whether it returned the data. */
 static int check_call(ftc_comm_t comm, int rank, int p, int call, int *delivered)
 {
-    const int root = root_of(call, p), count = COUNTS[call - 1];
+    const int root = root_of(call, p), count = count_of(call);
     int stride;
     MPI_Datatype type = layout_of(call, count, &stride);
     double *data = checked_malloc(sizeof(double) * (size_t)count * (size_t)stride);
@@ -107,23 +122,25 @@ int main(int argc, char **argv)
     ftc_comm_t comm;
     if (ftc_comm_create(MPI_COMM_WORLD, &comm) != MPI_SUCCESS)
         die(ftc_error_message());
-    int wrong = 0, delivered[CALLS];
-    for (int call = 1; call <= CALLS; call++)
+    const int ncalls = calls();
+    int wrong = 0, delivered[MAX_CALLS];
+    for (int call = 1; call <= ncalls; call++)
         wrong += check_call(comm, rank, p, call, &delivered[call - 1]);
 
     MPI_Comm survivors;
     if (ftc_comm_survivors(comm, &survivors) != MPI_SUCCESS)
         die(ftc_error_message());
-    int n, reporter, lowest[CALLS], highest[CALLS], total_wrong = 0, root_alive[CALLS];
+    int n, reporter, lowest[MAX_CALLS], highest[MAX_CALLS], total_wrong = 0;
+    int root_alive[MAX_CALLS];
     MPI_Comm_size(survivors, &n);
     MPI_Comm_rank(survivors, &reporter);
-    MPI_Allreduce(delivered, lowest, CALLS, MPI_INT, MPI_MIN, survivors);
-    MPI_Allreduce(delivered, highest, CALLS, MPI_INT, MPI_MAX, survivors);
-    for (int call = 1; call <= CALLS; call++)
+    MPI_Allreduce(delivered, lowest, ncalls, MPI_INT, MPI_MIN, survivors);
+    MPI_Allreduce(delivered, highest, ncalls, MPI_INT, MPI_MAX, survivors);
+    for (int call = 1; call <= ncalls; call++)
         root_alive[call - 1] = rank == root_of(call, p);
-    MPI_Allreduce(MPI_IN_PLACE, root_alive, CALLS, MPI_INT, MPI_MAX, survivors);
+    MPI_Allreduce(MPI_IN_PLACE, root_alive, ncalls, MPI_INT, MPI_MAX, survivors);
     MPI_Allreduce(&wrong, &total_wrong, 1, MPI_INT, MPI_SUM, survivors);
-    for (int call = 1; call <= CALLS && reporter == 0; call++) {
+    for (int call = 1; call <= ncalls && reporter == 0; call++) {
         const char *why = lowest[call - 1] != highest[call - 1] ? "outcomes differ between survivors"
                         : root_alive[call - 1] && !lowest[call - 1] ? "its root survived, yet no data"
                         : NULL;
@@ -133,9 +150,9 @@ int main(int argc, char **argv)
         }
     }
     if (reporter == 0) {
-        printf("bcast-kill p=%d survivors=%d calls=%d wrong=%d delivered=[", p, n, CALLS,
+        printf("bcast-kill p=%d survivors=%d calls=%d wrong=%d delivered=[", p, n, ncalls,
                total_wrong);
-        for (int call = 0; call < CALLS; call++)
+        for (int call = 0; call < ncalls; call++)
             printf("%s%d", call ? " " : "", lowest[call]);
         printf("]: %s\n", total_wrong ? "FAIL" : "PASS");
     }

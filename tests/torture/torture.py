@@ -38,7 +38,7 @@ import tempfile
 import time
 
 DEFAULT_RANKS = [2, 3, 4, 5, 7, 8, 12, 16]
-TAG_WINDOW = 16            # FTCOLL_TAG_WINDOW for every job (--tag-window)
+TAG_WINDOW = 32            # FTCOLL_TAG_WINDOW for every job (--tag-window)
 WINDOWS_AFTER_DEATH = 3    # tag windows of calls that must follow the last death
 KILL_SHARE = 0.6           # kills fall in this first share of the calls
 CALIBRATION_CALLS = 400
@@ -99,7 +99,8 @@ def parse_args(argv):
     ap.add_argument("--collective", choices=["allreduce", "bcast"], default="allreduce",
                     help="what torture_api calls back to back: ftc_allreduce (with a "
                          "broadcast and a barrier every 16 calls), or ftc_bcast from "
-                         "varying roots, 1, 1000 and 100000 doubles (default allreduce)")
+                         "varying roots, runs of twenty small ones (1 .. 256 doubles), "
+                         "then 1000 and 100000 doubles (default allreduce)")
     ap.add_argument("--keep-all", action="store_true",
                     help="with --keep-logs: keep every job's log, not only failing ones'")
     ap.add_argument("--verbose", action="store_true", help="print every job's reasons")

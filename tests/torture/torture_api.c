@@ -432,12 +432,20 @@ static int torture_other(ftc_comm_t comm, run_state *st, int call)
 }
 
 /* --collective bcast: call `call` is a broadcast, its root and length
- * varying from call to call. */
+ * varying from call to call: runs of twenty small ones (1 .. 256 doubles,
+ * most of them without tokens: ranks drift up to the layer's window of
+ * calls apart), then 1000 and 100000 doubles (tokens on every call). */
+static int bcast_loop_length(int call)
+{
+    static const int small[] = { 1, 256, 7, 64, 3, 200, 32, 100 };
+    const int at = call % 22;
+    return at < 20 ? small[at % 8] : at == 20 ? 1000 : BCAST_LOOP_MAX_LENGTH;
+}
+
 static int torture_bcast_loop_call(ftc_comm_t comm, run_state *st, const options *opt, int call,
                                    double *data)
 {
-    static const int lengths[] = { 1, 1000, BCAST_LOOP_MAX_LENGTH };
-    const int n = opt->fixed_length ? opt->fixed_length : lengths[call % 3];
+    const int n = opt->fixed_length ? opt->fixed_length : bcast_loop_length(call);
     const int root = (int)(mix(0, call, 0) % (uint64_t)st->p);
     int rc = broadcast_checked(comm, st, call, root, n, data);
     if (rc == 0)

@@ -1154,7 +1154,8 @@ static void decide(world *w, proc *q)
             return;
         }
         where[i] = (ftc_ft_presence){ .place = recs[i].place, .call = recs[i].call,
-                                      .kept = recs[i].kept, .op = recs[i].op };
+                                      .kept_first = recs[i].kept, .kept_last = recs[i].kept,
+                                      .op = recs[i].op };
     }
     ftc_ft_reconcile(q->n, where, q->index, &q->decision);
     const ftc_ft_decision *d = &q->decision;

@@ -3,7 +3,8 @@
  * every case of the table there, from every participant's point of view,
  * and the property the meetings rely on — every participant computes the
  * same round and the same call, so one rank's next move is known to all.
- * Exhaustive over every mix of places and of calls v, v + 1 for n <= 5.
+ * Exhaustive over every mix of places and of calls v, v + 1 for n <= 5,
+ * and of calls v .. v + 2 with kept windows for n <= 4.
  */
 #include <setjmp.h>
 #include <stdbool.h>
@@ -21,18 +22,34 @@
  * operation v (its own, numbered before the call it precedes). */
 static ftc_ft_presence at(long call, long kept)
 {
-    return (ftc_ft_presence){ .place = FTC_AT_CALL, .call = call, .kept = kept, .op = call };
+    return (ftc_ft_presence){ .place = FTC_AT_CALL, .call = call, .kept_first = kept,
+                              .kept_last = kept, .op = call };
+}
+
+/* Inside `call`, keeping the results of calls first .. call - 1. */
+static ftc_ft_presence at_keeping(long call, long first)
+{
+    return (ftc_ft_presence){ .place = FTC_AT_CALL, .call = call, .kept_first = first,
+                              .kept_last = call - 1, .op = call };
 }
 
 static ftc_ft_presence between(long next)
 {
-    return (ftc_ft_presence){ .place = FTC_BETWEEN_CALLS, .call = next, .kept = next - 1,
-                              .op = next };
+    return (ftc_ft_presence){ .place = FTC_BETWEEN_CALLS, .call = next, .kept_first = next - 1,
+                              .kept_last = next - 1, .op = next };
 }
 
 static ftc_ft_presence leaving(long next)
 {
-    return (ftc_ft_presence){ .place = FTC_LEAVING, .call = next, .kept = next - 1, .op = next };
+    return (ftc_ft_presence){ .place = FTC_LEAVING, .call = next, .kept_first = next - 1,
+                              .kept_last = next - 1, .op = next };
+}
+
+static ftc_ft_presence leaving_keeping(long next, long first)
+{
+    ftc_ft_presence p = leaving(next);
+    p.kept_first = first;
+    return p;
 }
 
 static ftc_ft_decision decide(int n, const ftc_ft_presence *where, int me)
@@ -114,6 +131,89 @@ static void late_ranks_are_served_by_those_past_the_call(void **state)
     assert_true(d.owes_meeting);
 }
 
+/* Back-to-back broadcasts without tokens: rank 0 is inside call 8, rank 1
+ * inside 9, rank 2 inside 11 (it kept 8 .. 10). Call 8 is served first;
+ * ranks 1 and 2 wait; rank 0 comes back into 9, and so on. */
+static void ranks_several_calls_apart_finish_the_oldest_first(void **state)
+{
+    (void)state;
+    const ftc_ft_presence where[3] = { at_keeping(8, 6), at_keeping(9, 8), at_keeping(11, 8) };
+    ftc_ft_decision d = decide(3, where, 0);
+    assert_int_equal(d.role, FTC_ROLE_LATE);
+    assert_int_equal(d.call, 8);
+    assert_int_equal(d.next, FTC_NEXT_RETURN);
+    assert_true(d.owes_meeting);
+    for (int me = 1; me < 3; me++) {
+        d = decide(3, where, me);
+        assert_int_equal(d.role, FTC_ROLE_SERVE);
+        assert_int_equal(d.call, 8);
+        assert_int_equal(d.next, FTC_NEXT_MEET_AGAIN);
+    }
+    /* the next meeting: ranks 0 and 1 inside 9, late again */
+    const ftc_ft_presence then[3] = { at_keeping(9, 8), at_keeping(9, 8), at_keeping(11, 8) };
+    assert_int_equal(decide(3, then, 0).role, FTC_ROLE_LATE);
+    assert_int_equal(decide(3, then, 1).role, FTC_ROLE_LATE);
+    assert_int_equal(decide(3, then, 2).role, FTC_ROLE_SERVE);
+    assert_int_equal(decide(3, then, 2).call, 9);
+}
+
+/* A rank that freed the communicator after call 10 while rank 1 is still
+ * inside 9 waits: rank 1 will need call 9's result, which the leaving
+ * rank may be the only one to hold. */
+static void a_leaving_rank_waits_while_a_middle_rank_is_inside(void **state)
+{
+    (void)state;
+    const ftc_ft_presence where[3] = { at_keeping(8, 8), at_keeping(9, 8),
+                                       leaving_keeping(11, 8) };
+    const ftc_ft_decision d = decide(3, where, 2);
+    assert_int_equal(d.role, FTC_ROLE_SERVE);
+    assert_int_equal(d.next, FTC_NEXT_MEET_AGAIN);
+    assert_true(decide(3, where, 0).owes_meeting);
+    assert_int_equal(decide(3, where, 0).settled_op, 0);
+}
+
+/* Rank 1 is inside call 17; the others ran on to 20 and settle before
+ * ftc_comm_survivors: they must stay until rank 1 was served 17 .. 20,
+ * then leave, and rank 1 skips its own settling. */
+static void settling_servers_stay_until_every_call_was_served(void **state)
+{
+    (void)state;
+    ftc_ft_presence where[3] = { between(21), at_keeping(17, 16), between(21) };
+    where[0].kept_first = where[2].kept_first = 16;
+    where[0].op = where[2].op = 30;
+    ftc_ft_decision d = decide(3, where, 0);
+    assert_int_equal(d.role, FTC_ROLE_SERVE);
+    assert_int_equal(d.next, FTC_NEXT_MEET_AGAIN);
+    d = decide(3, where, 1);
+    assert_int_equal(d.role, FTC_ROLE_LATE);
+    assert_true(d.owes_meeting);
+    assert_int_equal(d.settled_op, 0);
+    where[1] = at_keeping(20, 16);   /* its last late call */
+    d = decide(3, where, 0);
+    assert_int_equal(d.next, FTC_NEXT_RETURN);
+    assert_false(d.owes_meeting);
+    d = decide(3, where, 1);
+    assert_false(d.owes_meeting);
+    assert_int_equal(d.settled_op, 30);
+}
+
+static void windows_too_far_apart_or_not_kept_are_errors(void **state)
+{
+    (void)state;
+    const ftc_ft_presence too_far[2] = { at(3, 2), at_keeping(3 + FTC_FT_WINDOW + 1, 3) };
+    const ftc_ft_presence window_after[2] = { at(3, 2), at_keeping(6, 4) };
+    const ftc_ft_presence middle_outside[3] = { at(3, 2), between(4), at_keeping(5, 3) };
+    for (int me = 0; me < 2; me++) {
+        assert_int_equal(decide(2, too_far, me).next, FTC_NEXT_ERROR);
+        assert_int_equal(decide(2, window_after, me).next, FTC_NEXT_ERROR);
+    }
+    for (int me = 0; me < 3; me++)
+        assert_int_equal(decide(3, middle_outside, me).next, FTC_NEXT_ERROR);
+    const ftc_ft_presence whole_window[2] = { at(3, 2), at_keeping(3 + FTC_FT_WINDOW, 3) };
+    assert_int_equal(decide(2, whole_window, 0).role, FTC_ROLE_LATE);
+    assert_int_equal(decide(2, whole_window, 1).role, FTC_ROLE_SERVE);
+}
+
 /* Everyone but the late rank is freeing the communicator: after the round
  * the late rank must not wait for them at its own ftc_comm_free. */
 static void a_late_rank_knows_when_the_others_left(void **state)
@@ -159,7 +259,7 @@ static void servers_in_different_operations_are_an_error(void **state)
 static void inconsistent_calls_are_errors_everywhere(void **state)
 {
     (void)state;
-    const ftc_ft_presence apart[2] = { at(3, 2), at(5, 4) };
+    const ftc_ft_presence apart[2] = { at(3, 2), at(5, 4) };   /* 3 not kept */
     const ftc_ft_presence outside_older[3] = { between(3), at(4, 3), at(3, 2) };
     const ftc_ft_presence not_kept[2] = { at(3, 2), at(4, 1) };
     for (int me = 0; me < 2; me++) {
@@ -209,6 +309,66 @@ static void every_participant_decides_alike(void **state)
     }
 }
 
+/* Every mix of places over calls v .. v + 2, each rank past a call keeping
+ * every call from v (a window) or only its last: the same properties. */
+static void decode_three(int code, int n, ftc_ft_presence *where)
+{
+    for (int i = 0; i < n; i++, code /= 18) {
+        const int place = code % 3;
+        const long call = 10 + (code / 3) % 3;
+        const bool window = (code / 9) % 2;
+        where[i] = place == 0 ? at(call, call - 1) : place == 1 ? between(call) : leaving(call);
+        if (window)
+            where[i].kept_first = 10;
+    }
+}
+
+static long spread_of(int n, const ftc_ft_presence *where)
+{
+    long lo = where[0].call, hi = where[0].call;
+    for (int i = 1; i < n; i++) {
+        lo = where[i].call < lo ? where[i].call : lo;
+        hi = where[i].call > hi ? where[i].call : hi;
+    }
+    return hi - lo;
+}
+
+static void every_participant_decides_alike_over_three_calls(void **state)
+{
+    (void)state;
+    for (int n = 1; n <= 4; n++) {
+        int codes = 1;
+        for (int i = 0; i < n; i++)
+            codes *= 18;
+        for (int code = 0; code < codes; code++) {
+            ftc_ft_presence where[MAX_N];
+            decode_three(code, n, where);
+            const ftc_ft_decision first = decide(n, where, 0);
+            bool someone_waits = false, someone_owes = false;
+            for (int me = 0; me < n; me++) {
+                const ftc_ft_decision d = decide(n, where, me);
+                assert_int_equal(d.round, first.round);
+                assert_int_equal(d.next == FTC_NEXT_ERROR, first.next == FTC_NEXT_ERROR);
+                if (d.round)
+                    assert_int_equal(d.call, first.call);
+                if (d.role == FTC_ROLE_SERVE)   /* it holds what it serves */
+                    assert_true(where[me].kept_first <= d.call && d.call <= where[me].kept_last);
+                /* nobody past the call leaves while the late ones have a
+                 * later call to be served, and no late rank skips a
+                 * settling then */
+                if (d.round && d.next != FTC_NEXT_ERROR && spread_of(n, where) > 1) {
+                    assert_false(d.role == FTC_ROLE_SERVE && d.next == FTC_NEXT_RETURN &&
+                                 !d.owes_meeting);
+                    assert_int_equal(d.settled_op, 0);
+                }
+                someone_waits |= d.next == FTC_NEXT_MEET_AGAIN;
+                someone_owes |= d.next == FTC_NEXT_RETURN && d.owes_meeting;
+            }
+            assert_int_equal(someone_waits, someone_owes);
+        }
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -217,11 +377,16 @@ int main(void)
         cmocka_unit_test(those_inside_wait_for_a_rank_between_calls),
         cmocka_unit_test(freeing_while_others_are_inside_is_an_error_everywhere),
         cmocka_unit_test(late_ranks_are_served_by_those_past_the_call),
+        cmocka_unit_test(ranks_several_calls_apart_finish_the_oldest_first),
+        cmocka_unit_test(a_leaving_rank_waits_while_a_middle_rank_is_inside),
+        cmocka_unit_test(settling_servers_stay_until_every_call_was_served),
+        cmocka_unit_test(windows_too_far_apart_or_not_kept_are_errors),
         cmocka_unit_test(a_late_rank_knows_when_the_others_left),
         cmocka_unit_test(a_late_rank_skips_only_the_operation_the_others_settled_in),
         cmocka_unit_test(servers_in_different_operations_are_an_error),
         cmocka_unit_test(inconsistent_calls_are_errors_everywhere),
         cmocka_unit_test(every_participant_decides_alike),
+        cmocka_unit_test(every_participant_decides_alike_over_three_calls),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
