@@ -282,31 +282,63 @@ static void decode(int code, int n, ftc_ft_presence *where)
     }
 }
 
+static long spread_of(int n, const ftc_ft_presence *where)
+{
+    long lo = where[0].call, hi = where[0].call;
+    for (int i = 1; i < n; i++) {
+        lo = where[i].call < lo ? where[i].call : lo;
+        hi = where[i].call > hi ? where[i].call : hi;
+    }
+    return hi - lo;
+}
+
+/* The properties every mix must have, from every participant's view. */
+static void assert_decisions_consistent(int n, const ftc_ft_presence *where)
+{
+    const ftc_ft_decision first = decide(n, where, 0);
+    bool someone_waits = false, someone_owes = false;
+    for (int me = 0; me < n; me++) {
+        const ftc_ft_decision d = decide(n, where, me);
+        assert_int_equal(d.round, first.round);
+        assert_int_equal(d.next == FTC_NEXT_ERROR, first.next == FTC_NEXT_ERROR);
+        if (d.round)
+            assert_int_equal(d.call, first.call);
+        assert_true(d.role == FTC_ROLE_NONE || d.round);
+        if (d.role == FTC_ROLE_SERVE)   /* it holds what it serves */
+            assert_true(where[me].kept_first <= d.call && d.call <= where[me].kept_last);
+        /* nobody past the call leaves while the late ones have a later
+         * call to be served, and no late rank skips a settling then */
+        if (d.round && d.next != FTC_NEXT_ERROR && spread_of(n, where) > 1) {
+            assert_false(d.role == FTC_ROLE_SERVE && d.next == FTC_NEXT_RETURN &&
+                         !d.owes_meeting);
+            assert_int_equal(d.settled_op, 0);
+        }
+        someone_waits |= d.next == FTC_NEXT_MEET_AGAIN;
+        someone_owes |= d.next == FTC_NEXT_RETURN && d.owes_meeting;
+    }
+    assert_int_equal(someone_waits, someone_owes);
+}
+
+/* Every mix of `n` participants, each one of `per_rank` codes, decoded. */
+static void assert_every_mix_consistent(int max_n, int per_rank,
+                                        void (*decode_mix)(int, int, ftc_ft_presence *))
+{
+    for (int n = 1; n <= max_n; n++) {
+        int codes = 1;
+        for (int i = 0; i < n; i++)
+            codes *= per_rank;
+        for (int code = 0; code < codes; code++) {
+            ftc_ft_presence where[MAX_N];
+            decode_mix(code, n, where);
+            assert_decisions_consistent(n, where);
+        }
+    }
+}
+
 static void every_participant_decides_alike(void **state)
 {
     (void)state;
-    for (int n = 1; n <= MAX_N; n++) {
-        int codes = 1;
-        for (int i = 0; i < n; i++)
-            codes *= 6;
-        for (int code = 0; code < codes; code++) {
-            ftc_ft_presence where[MAX_N];
-            decode(code, n, where);
-            const ftc_ft_decision first = decide(n, where, 0);
-            bool someone_waits = false, someone_owes = false;
-            for (int me = 0; me < n; me++) {
-                const ftc_ft_decision d = decide(n, where, me);
-                assert_int_equal(d.round, first.round);
-                assert_int_equal(d.next == FTC_NEXT_ERROR, first.next == FTC_NEXT_ERROR);
-                if (d.round)
-                    assert_int_equal(d.call, first.call);
-                assert_true(d.role == FTC_ROLE_NONE || d.round);
-                someone_waits |= d.next == FTC_NEXT_MEET_AGAIN;
-                someone_owes |= d.next == FTC_NEXT_RETURN && d.owes_meeting;
-            }
-            assert_int_equal(someone_waits, someone_owes);
-        }
-    }
+    assert_every_mix_consistent(MAX_N, 6, decode);
 }
 
 /* Every mix of places over calls v .. v + 2, each rank past a call keeping
@@ -323,50 +355,10 @@ static void decode_three(int code, int n, ftc_ft_presence *where)
     }
 }
 
-static long spread_of(int n, const ftc_ft_presence *where)
-{
-    long lo = where[0].call, hi = where[0].call;
-    for (int i = 1; i < n; i++) {
-        lo = where[i].call < lo ? where[i].call : lo;
-        hi = where[i].call > hi ? where[i].call : hi;
-    }
-    return hi - lo;
-}
-
 static void every_participant_decides_alike_over_three_calls(void **state)
 {
     (void)state;
-    for (int n = 1; n <= 4; n++) {
-        int codes = 1;
-        for (int i = 0; i < n; i++)
-            codes *= 18;
-        for (int code = 0; code < codes; code++) {
-            ftc_ft_presence where[MAX_N];
-            decode_three(code, n, where);
-            const ftc_ft_decision first = decide(n, where, 0);
-            bool someone_waits = false, someone_owes = false;
-            for (int me = 0; me < n; me++) {
-                const ftc_ft_decision d = decide(n, where, me);
-                assert_int_equal(d.round, first.round);
-                assert_int_equal(d.next == FTC_NEXT_ERROR, first.next == FTC_NEXT_ERROR);
-                if (d.round)
-                    assert_int_equal(d.call, first.call);
-                if (d.role == FTC_ROLE_SERVE)   /* it holds what it serves */
-                    assert_true(where[me].kept_first <= d.call && d.call <= where[me].kept_last);
-                /* nobody past the call leaves while the late ones have a
-                 * later call to be served, and no late rank skips a
-                 * settling then */
-                if (d.round && d.next != FTC_NEXT_ERROR && spread_of(n, where) > 1) {
-                    assert_false(d.role == FTC_ROLE_SERVE && d.next == FTC_NEXT_RETURN &&
-                                 !d.owes_meeting);
-                    assert_int_equal(d.settled_op, 0);
-                }
-                someone_waits |= d.next == FTC_NEXT_MEET_AGAIN;
-                someone_owes |= d.next == FTC_NEXT_RETURN && d.owes_meeting;
-            }
-            assert_int_equal(someone_waits, someone_owes);
-        }
-    }
+    assert_every_mix_consistent(4, 18, decode_three);
 }
 
 int main(void)
