@@ -4,7 +4,8 @@
  * and the property the meetings rely on — every participant computes the
  * same round and the same call, so one rank's next move is known to all.
  * Exhaustive over every mix of places and of calls v, v + 1 for n <= 5,
- * and of calls v .. v + 2 with kept windows for n <= 4.
+ * and of calls v .. v + 2 with kept windows for n <= 4; and the sequence of
+ * meetings that serves ranks several calls late, to its end.
  */
 #include <setjmp.h>
 #include <stdbool.h>
@@ -361,6 +362,106 @@ static void every_participant_decides_alike_over_three_calls(void **state)
     assert_every_mix_consistent(4, 18, decode_three);
 }
 
+/* ---- the meetings that follow one another after a death ------------------------------ */
+
+/*
+ * Ranks up to `spread` calls apart after a death: each either ahead (inside
+ * call hi, or settling or leaving before it) or inside a call from
+ * hi - spread to hi - 1, every one keeping the results from call 9 on (the
+ * last call everyone entered). Meetings follow one another as the layer
+ * runs them: a late rank served call c returns and comes back into c + 1
+ * (or into the settling before hi) when it owes a meeting; a rank told to
+ * meet again keeps its place. Checked: no meeting ends in an error, every
+ * served call was kept by its server, nobody waits for a rank that does
+ * not come back, and within spread + 2 meetings every rank is done: a
+ * late rank has caught up with hi (or skipped the settling the others left
+ * after), and no server left while a late rank still had a call to be
+ * served from it.
+ */
+enum { AHEAD = -1, MAX_MEETINGS = 8 };
+
+typedef struct {
+    int n;
+    long hi;
+    int ahead_place;   /* FTC_AT_CALL: inside hi; else settling or leaving before hi */
+} sequence;
+
+static ftc_ft_presence starting_place(const sequence *q, int behind)
+{
+    if (behind == AHEAD && q->ahead_place == FTC_AT_CALL)
+        return at_keeping(q->hi, 9);
+    if (behind == AHEAD) {
+        ftc_ft_presence p = q->ahead_place == FTC_LEAVING ? leaving(q->hi) : between(q->hi);
+        p.kept_first = 9;
+        return p;
+    }
+    return at_keeping(q->hi - behind, 9);
+}
+
+/* Where a late rank served call `served` goes next, owing a meeting. */
+static ftc_ft_presence after_served(const sequence *q, long served)
+{
+    if (served + 1 < q->hi || q->ahead_place == FTC_AT_CALL)
+        return at_keeping(served + 1, served);   /* finished in a meeting: its window starts there */
+    ftc_ft_presence p = q->ahead_place == FTC_LEAVING ? leaving(q->hi) : between(q->hi);
+    p.kept_first = p.kept_last = served;
+    return p;
+}
+
+static void run_meetings(const sequence *q, ftc_ft_presence *where)
+{
+    bool done[MAX_N] = { false };
+    for (int meeting = 0; meeting < MAX_MEETINGS; meeting++) {
+        ftc_ft_presence now[MAX_N];
+        int index[MAX_N], n = 0;
+        for (int i = 0; i < q->n; i++)
+            if (!done[i]) {
+                index[n] = i;
+                now[n++] = where[i];
+            }
+        if (n == 0)
+            return;
+        assert_decisions_consistent(n, now);
+        for (int k = 0; k < n; k++) {
+            const ftc_ft_decision d = decide(n, now, k);
+            const int i = index[k];
+            assert_int_not_equal(d.next, FTC_NEXT_ERROR);
+            if (d.next == FTC_NEXT_MEET_AGAIN)
+                continue;
+            if (d.role == FTC_ROLE_LATE && d.owes_meeting) {
+                where[i] = after_served(q, d.call);
+                continue;
+            }
+            /* it leaves: a server only once nobody still lags behind it */
+            assert_false(d.owes_meeting);
+            done[i] = true;
+        }
+    }
+    for (int i = 0; i < q->n; i++)
+        assert_true(done[i]);
+}
+
+static void meetings_serve_every_late_call_then_end(void **state)
+{
+    (void)state;
+    static const int places[] = { FTC_AT_CALL, FTC_BETWEEN_CALLS, FTC_LEAVING };
+    for (int n = 2; n <= 4; n++)
+        for (int spread = 1; spread <= 3; spread++)
+            for (int kind = 0; kind < 3; kind++) {
+                const sequence q = { .n = n, .hi = 10 + spread, .ahead_place = places[kind] };
+                int codes = 1;
+                for (int i = 0; i < n; i++)
+                    codes *= spread + 1;
+                for (int code = 0; code < codes; code++) {
+                    ftc_ft_presence where[MAX_N];
+                    for (int i = 0, c = code; i < n; i++, c /= spread + 1)
+                        where[i] = starting_place(&q, c % (spread + 1) == 0 ? AHEAD
+                                                                            : c % (spread + 1));
+                    run_meetings(&q, where);
+                }
+            }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -379,6 +480,7 @@ int main(void)
         cmocka_unit_test(inconsistent_calls_are_errors_everywhere),
         cmocka_unit_test(every_participant_decides_alike),
         cmocka_unit_test(every_participant_decides_alike_over_three_calls),
+        cmocka_unit_test(meetings_serve_every_late_call_then_end),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
