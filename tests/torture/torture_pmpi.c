@@ -12,6 +12,15 @@
  * 1, every element naming the same S, and S only shrinking from call to
  * call (a rank missing once is dead and must never come back).
  *
+ * After every BURST_EVERY-th allreduce, a burst of BURST_CALLS back-to-back
+ * MPI_Bcast calls of 1 .. 256 long longs from the lowest rank of the last
+ * S (the same on every survivor): small broadcasts pipeline within the
+ * layer's window, so ranks drift calls apart when one is killed. Each
+ * returns every element the root's, or MPIX_ERR_PROC_FAILED (the root
+ * died before any survivor held its data) with every element the root's
+ * or untouched, and then the burst ends, on every survivor at the same
+ * call (the outcomes join the digest).
+ *
  * Usage: torture_pmpi CALLS [--length N]
  * Environment: TORTURE_PIDS, TORTURE_STARTED, TORTURE_PROGRESS as for
  * torture_api (torture_launch.h).
@@ -23,17 +32,20 @@
  * failures otherwise) and the digest is compared across the survivors by
  * a last MPI_Allreduce (MIN and MAX).
  */
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <mpi.h>
+#include <mpi-ext.h>
 
 #include "torture_digest.h"
 #include "torture_launch.h"
 
 enum { MAX_RANKS = 31, MAX_LENGTH = TORTURE_MAX_LENGTH, MAX_REPORTED = 4 };   /* 3 * 4^30 < 2^63 */
+enum { BURST_EVERY = 16, BURST_CALLS = 20, UNTOUCHED = -1 };
 
 
 typedef struct {
@@ -125,6 +137,50 @@ static int torture_call(run_state *st, int call, long long *send, long long *rec
     return 0;
 }
 
+/* ---- bursts of broadcasts ------------------------------------------------------------ */
+
+static long long burst_element(int call, int k, int i) { return (call * 64LL + k) * 100000 + i; }
+
+/* Broadcast k of the burst after allreduce `call`: 0 to go on, 1 when it
+ * ended the burst (the root's death), counting what was wrong. */
+static int burst_broadcast(run_state *st, int call, int k, int root, long long *data)
+{
+    static const int lengths[] = { 1, 256, 7, 64, 3, 200, 32, 100 };
+    const int n = lengths[k % 8];
+    for (int i = 0; i < n; i++)
+        data[i] = st->rank == root ? burst_element(call, k, i) : UNTOUCHED;
+    const int rc = MPI_Bcast(data, n, MPI_LONG_LONG, root, MPI_COMM_WORLD);
+    int error_class = MPI_SUCCESS;
+    if (rc != MPI_SUCCESS)
+        MPI_Error_class(rc, &error_class);
+    if (rc != MPI_SUCCESS && error_class != MPIX_ERR_PROC_FAILED) {
+        fprintf(stderr, "ERROR rank %d call %d broadcast %d: MPI_Bcast returned class %d\n",
+                st->rank, call, k, error_class);
+        st->errors++;
+    }
+    int bad = 0;
+    for (int i = 0; i < n && st->rank != root; i++) {
+        const bool root_s = data[i] == burst_element(call, k, i);
+        if (!root_s && (rc == MPI_SUCCESS || data[i] != UNTOUCHED) && bad++ < MAX_REPORTED)
+            fprintf(stderr, "MISMATCH rank %d call %d broadcast %d from %d element %d: %lld\n",
+                    st->rank, call, k, root, i, data[i]);
+    }
+    st->wrong += bad != 0;
+    const int32_t outcome[3] = { call, k, rc == MPI_SUCCESS };
+    st->digest = torture_digest_add(st->digest, outcome, sizeof(outcome));
+    return rc != MPI_SUCCESS;
+}
+
+static void burst(run_state *st, int call, long long *data)
+{
+    int root = 0;
+    while (root < st->p - 1 && !((st->s >> root) & 1u))
+        root++;
+    for (int k = 0; k < BURST_CALLS; k++)
+        if (burst_broadcast(st, call, k, root, data) != 0)
+            return;
+}
+
 /* The survivors' digests, compared by one more (fault-tolerant) allreduce. */
 int main(int argc, char **argv)
 {
@@ -158,6 +214,10 @@ int main(int argc, char **argv)
     for (int call = 1; call <= st.calls; call++) {
         torture_progress(call);
         if (torture_call(&st, call, send, recv) != 0)
+            break;
+        if (call % BURST_EVERY == 0)
+            burst(&st, call, send);
+        if (st.errors)
             break;
     }
     st.loop_seconds = MPI_Wtime() - start;
