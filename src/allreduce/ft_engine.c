@@ -256,8 +256,10 @@ static int keep_room(ftc_comm_t comm, long number, const ftc_holdings *held, int
     struct ftc_allreduce_state *s = comm->allreduce;
     ftc_kept_result *k = starts_window ? &s->kept : &s->window[number % FTC_FT_WINDOW];
     int rc = ftc_ensure_capacity(&k->data, &k->capacity, bytes > 0 ? bytes : 1);
-    if (rc != MPI_SUCCESS)
+    if (rc != MPI_SUCCESS) {
+        ftc_ft_drop_kept(comm->ft);
         return rc;
+    }
     k->bytes = bytes;
     k->count = count;
     k->type = type;

@@ -368,6 +368,8 @@ static int complete(const bcast_call *b)
             rc = pack_words(b, &layout, keep_into);
         else
             memset(keep_into, 0, word_bytes(&layout));
+        if (rc != MPI_SUCCESS)
+            ftc_ft_drop_kept(b->ft);
     }
     if (rc == MPI_SUCCESS && !b->holds_data)
         rc = root_lost(b);

@@ -307,7 +307,7 @@ bool ftc_ft_keeps_results(const ftc_ft *ft)
 bool ftc_ft_end_call(ftc_ft *ft, long number, const ftc_holdings *held, bool everyone_entered)
 {
     if (!ftc_ft_keeps_results(ft)) {
-        ft->kept_first = ft->kept_last = 0;
+        ftc_ft_drop_kept(ft);
         return false;
     }
     /* a call every rank entered ends every older call everywhere: nobody
@@ -321,6 +321,11 @@ bool ftc_ft_end_call(ftc_ft *ft, long number, const ftc_holdings *held, bool eve
     ft->kept_last = number;
     ftc_holdings_copy(&ft->kept_held[number % FTC_FT_WINDOW], held);
     return starts;
+}
+
+void ftc_ft_drop_kept(ftc_ft *ft)
+{
+    ft->kept_first = ft->kept_last = 0;
 }
 
 bool ftc_ft_window_keeps(const ftc_ft *ft, long number)

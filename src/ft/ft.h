@@ -125,6 +125,12 @@ bool ftc_ft_keeps_results(const ftc_ft *ft);
  */
 bool ftc_ft_end_call(ftc_ft *ft, long number, const ftc_holdings *held, bool everyone_entered);
 
+/* The result just ended could not be stored after all (no memory, a
+ * packing error): nothing is kept, so that a meeting that wants a result
+ * of this rank fails alike everywhere instead of serving what the slot
+ * held before. */
+void ftc_ft_drop_kept(ftc_ft *ft);
+
 /* Whether call `number`'s result is in the kept window; whether the window starts at it. */
 bool ftc_ft_window_keeps(const ftc_ft *ft, long number);
 bool ftc_ft_window_starts_at(const ftc_ft *ft, long number);

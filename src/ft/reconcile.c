@@ -6,6 +6,7 @@ typedef struct {
     long lo, hi;
     bool inside_lo;                 /* some rank inside call lo */
     bool outside_lo;                /* some rank outside any call, next call lo */
+    bool leaving_lo;                /* ... of them, one freeing the communicator */
     bool inside_past;               /* some rank inside a call after lo */
     bool inside_hi;                 /* some rank inside call hi */
     bool leaving_hi;                /* some rank leaving, next call hi */
@@ -26,6 +27,7 @@ static void survey_rank(survey *s, const ftc_ft_presence *p)
     if (p->call == s->lo) {
         s->inside_lo |= inside;
         s->outside_lo |= !inside;
+        s->leaving_lo |= p->place == FTC_LEAVING;
     } else {
         s->inside_past |= inside;
         s->kept_wrong |= !keeps(p, s->lo);
@@ -81,8 +83,8 @@ static void one_call(const survey *s, const ftc_ft_presence *mine, ftc_ft_decisi
 
 static const char *several_calls_inconsistency(const survey *s)
 {
-    if (s->outside_lo)
-        return "a rank outside call lo while others completed it";
+    if (s->leaving_lo)
+        return "a rank freed the communicator before call lo while others completed it";
     if (s->outside_middle)
         return "a rank outside any call while others are inside calls before and after its next";
     if (s->kept_wrong)
@@ -115,6 +117,16 @@ static void several_calls(const survey *s, const ftc_ft_presence *mine, ftc_ft_d
         return;
     }
     out->call = s->lo;
+    if (s->outside_lo) {
+        /* a collective interrupted on some ranks before call lo, which the
+         * others completed and went on from: those return (their next
+         * entry comes into lo, late), everyone else waits for them */
+        if (mine->call == s->lo && mine->place != FTC_AT_CALL)
+            out->owes_meeting = true;
+        else
+            out->next = FTC_NEXT_MEET_AGAIN;
+        return;
+    }
     out->round = true;
     out->role = mine->call == s->lo ? FTC_ROLE_LATE : FTC_ROLE_SERVE;
     /* after lo the late ones come back into lo + 1, and so on up to hi:

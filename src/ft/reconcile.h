@@ -27,7 +27,11 @@
  *                                 theirs; servers that were settling (all
  *                                 in one operation k) with nobody left
  *                                 inside a call leave, and the late ranks
- *                                 skip their own settling in operation k
+ *                                 skip their own settling in operation k;
+ *                                 but ranks outside any call before lo
+ *                                 (a collective interrupted on them, not
+ *                                 on the others) return first, and the
+ *                                 others wait for them to come into lo
  *   anything else                 an error on every survivor alike (the
  *                                 ranks made different calls)
  *

@@ -261,14 +261,36 @@ static void inconsistent_calls_are_errors_everywhere(void **state)
 {
     (void)state;
     const ftc_ft_presence apart[2] = { at(3, 2), at(5, 4) };   /* 3 not kept */
-    const ftc_ft_presence outside_older[3] = { between(3), at(4, 3), at(3, 2) };
+    const ftc_ft_presence leaving_older[3] = { leaving(3), at(4, 3), at(3, 2) };
     const ftc_ft_presence not_kept[2] = { at(3, 2), at(4, 1) };
     for (int me = 0; me < 2; me++) {
         assert_int_equal(decide(2, apart, me).next, FTC_NEXT_ERROR);
         assert_int_equal(decide(2, not_kept, me).next, FTC_NEXT_ERROR);
     }
     for (int me = 0; me < 3; me++)
-        assert_int_equal(decide(3, outside_older, me).next, FTC_NEXT_ERROR);
+        assert_int_equal(decide(3, leaving_older, me).next, FTC_NEXT_ERROR);
+}
+
+/* An ftc_allgather interrupted on rank 0 only: it settles before call 3,
+ * while the others completed the allgather and ran on through broadcasts
+ * without tokens (rank 1 inside 4, rank 2 inside 3). Rank 0 returns and
+ * comes into call 3, where it is late; the others wait for it. */
+static void a_rank_interrupted_before_the_others_calls_comes_back_late(void **state)
+{
+    (void)state;
+    const ftc_ft_presence where[3] = { between(3), at_keeping(5, 2), at(3, 2) };
+    ftc_ft_decision d = decide(3, where, 0);
+    assert_false(d.round);
+    assert_int_equal(d.next, FTC_NEXT_RETURN);
+    assert_true(d.owes_meeting);
+    for (int me = 1; me < 3; me++) {
+        d = decide(3, where, me);
+        assert_false(d.round);
+        assert_int_equal(d.next, FTC_NEXT_MEET_AGAIN);
+    }
+    const ftc_ft_presence then[3] = { at(3, 2), at_keeping(5, 2), at(3, 2) };
+    assert_int_equal(decide(3, then, 0).role, FTC_ROLE_LATE);
+    assert_int_equal(decide(3, then, 1).role, FTC_ROLE_SERVE);
 }
 
 /* Every mix of places over calls v and v + 1: all participants agree on
@@ -478,6 +500,7 @@ int main(void)
         cmocka_unit_test(a_late_rank_skips_only_the_operation_the_others_settled_in),
         cmocka_unit_test(servers_in_different_operations_are_an_error),
         cmocka_unit_test(inconsistent_calls_are_errors_everywhere),
+        cmocka_unit_test(a_rank_interrupted_before_the_others_calls_comes_back_late),
         cmocka_unit_test(every_participant_decides_alike),
         cmocka_unit_test(every_participant_decides_alike_over_three_calls),
         cmocka_unit_test(meetings_serve_every_late_call_then_end),
