@@ -6,19 +6,28 @@
 
 #include "error.h"
 
-int ftc_type_is_contiguous(MPI_Datatype type, bool *contiguous)
+int ftc_type_shape_of(MPI_Datatype type, ftc_type_shape *shape)
 {
-    int size;
-    MPI_Aint lb, extent, true_lb, true_extent;
-    int rc = MPI_Type_size(type, &size);
+    MPI_Aint lb, true_lb, true_extent;
+    int rc = MPI_Type_size(type, &shape->size);
     if (rc == MPI_SUCCESS)
-        rc = MPI_Type_get_extent(type, &lb, &extent);
+        rc = MPI_Type_get_extent(type, &lb, &shape->extent);
     if (rc == MPI_SUCCESS)
         rc = MPI_Type_get_true_extent(type, &true_lb, &true_extent);
     if (rc != MPI_SUCCESS)
         return ftc_fail_mpi(rc, "cannot read the layout of a datatype");
-    *contiguous = lb == 0 && true_lb == 0 && extent == size && true_extent == size;
+    shape->contiguous = lb == 0 && true_lb == 0 && shape->extent == shape->size &&
+                        true_extent == shape->size;
     return MPI_SUCCESS;
+}
+
+int ftc_type_is_contiguous(MPI_Datatype type, bool *contiguous)
+{
+    ftc_type_shape shape;
+    const int rc = ftc_type_shape_of(type, &shape);
+    if (rc == MPI_SUCCESS)
+        *contiguous = shape.contiguous;
+    return rc;
 }
 
 /* MPI_Pack_size reports an int, and wraps past 2 GiB. */

@@ -42,6 +42,16 @@ static inline char *ftc_slot(const ftc_slots *s, int i)
  */
 int ftc_type_is_contiguous(MPI_Datatype type, bool *contiguous);
 
+/* A datatype's size and extent, and whether it is contiguous as above: one
+ * set of queries for callers that need all three. */
+typedef struct {
+    int size;
+    MPI_Aint extent;
+    bool contiguous;
+} ftc_type_shape;
+
+int ftc_type_shape_of(MPI_Datatype type, ftc_type_shape *shape);
+
 /* A predefined (named) datatype: its elements are in memory order. */
 bool ftc_type_is_predefined(MPI_Datatype type);
 

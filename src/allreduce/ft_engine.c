@@ -250,11 +250,10 @@ static int keep_room(ftc_comm_t comm, long number, const ftc_holdings *held, int
                      MPI_Datatype type, size_t bytes, bool everyone_entered, char **room)
 {
     *room = NULL;
-    const bool starts_window = ftc_ft_end_call(comm->ft, number, held, everyone_entered);
+    ftc_ft_end_call(comm->ft, number, held, everyone_entered);
     if (!ftc_ft_keeps_results(comm->ft))
         return MPI_SUCCESS;
-    struct ftc_allreduce_state *s = comm->allreduce;
-    ftc_kept_result *k = starts_window ? &s->kept : &s->window[number % FTC_FT_WINDOW];
+    ftc_kept_result *k = ftc_allreduce_kept_result(comm, number);   /* kept just now */
     int rc = ftc_ensure_capacity(&k->data, &k->capacity, bytes > 0 ? bytes : 1);
     if (rc != MPI_SUCCESS) {
         ftc_ft_drop_kept(comm->ft);

@@ -60,6 +60,7 @@ typedef struct {
     MPI_Datatype type;
     MPI_Aint extent;
     int type_size;
+    size_t bytes;          /* count x type_size: the message, the same on every rank */
     bool contiguous;       /* the buffer is count x type_size dense bytes: packing is a copy */
     int root;              /* a rank of the communicator */
     long number;           /* the call's number in the engine's numbering */
@@ -146,14 +147,12 @@ typedef struct {
 
 static int layout_of(const bcast_call *b, word_layout *layout)
 {
-    if (b->contiguous) {   /* the usual case, on every call: no MPI call to size it */
-        layout->packed_bytes = b->count * b->type_size;
-        layout->words = (int)(((size_t)layout->packed_bytes + 7) / 8);
-        return MPI_SUCCESS;
+    layout->packed_bytes = (int)b->bytes;   /* contiguous, the usual case: no MPI call */
+    if (!b->contiguous) {
+        const int rc = MPI_Pack_size(b->count, b->type, b->comm->comm, &layout->packed_bytes);
+        if (rc != MPI_SUCCESS)
+            return ftc_fail_mpi(rc, "ftc_bcast: cannot size the packed data");
     }
-    const int rc = MPI_Pack_size(b->count, b->type, b->comm->comm, &layout->packed_bytes);
-    if (rc != MPI_SUCCESS)
-        return ftc_fail_mpi(rc, "ftc_bcast: cannot size the packed data");
     layout->words = (int)(((size_t)layout->packed_bytes + 7) / 8);
     return MPI_SUCCESS;
 }
@@ -307,9 +306,8 @@ static bool sends_tokens(const bcast_call *b)
 {
     if (!ftc_ft_keeps_results(b->ft))
         return false;
-    const size_t bytes = (size_t)b->type_size * (size_t)b->count;
     return b->algorithm != FTC_BCAST_DISSEMINATION || !b->root_alive ||
-           bytes > FTC_BCAST_WINDOWED_BYTES || b->number % FTC_FT_WINDOW == 0;
+           b->bytes > FTC_BCAST_WINDOWED_BYTES || b->number % FTC_FT_WINDOW == 0;
 }
 
 /* With the root dead since an earlier call, every survivor knows that
@@ -322,8 +320,7 @@ static int run_attempt(bcast_call *b)
     b->me = ftc_ft_live_index(b->ft);
     b->root_alive = ftc_ft_is_alive(b->ft, b->root);
     b->root_index = b->root_alive ? ftc_ft_epoch_rank(b->ft, b->root) : 0;
-    b->algorithm = b->root_alive ? ftc_bcast_decide(b->n, (size_t)b->type_size * (size_t)b->count)
-                                 : FTC_BCAST_DISSEMINATION;
+    b->algorithm = b->root_alive ? ftc_bcast_decide(b->n, b->bytes) : FTC_BCAST_DISSEMINATION;
     b->tokens = sends_tokens(b);
     int rc = prepare_data(b);
     const int steps = steps_of(b), holds_after = last_data_step(b);
@@ -408,19 +405,16 @@ static int recover(bcast_call *b)
 
 int ftc_bcast_fault_tolerant(void *buf, int count, MPI_Datatype type, int root, ftc_comm_t comm)
 {
-    MPI_Aint lb, extent;
-    MPI_Type_get_extent(type, &lb, &extent);
-    int type_size = 0;
-    MPI_Type_size(type, &type_size);
-    bool contiguous = false;
-    const int rc_type = ftc_type_is_contiguous(type, &contiguous);
+    ftc_type_shape shape;
+    const int rc_type = ftc_type_shape_of(type, &shape);
     if (rc_type != MPI_SUCCESS)
         return rc_type;
     bcast_call b = { .comm = comm, .ft = comm->ft, .buf = buf, .count = count, .type = type,
-                     .extent = extent, .type_size = type_size, .contiguous = contiguous,
-                     .root = root,
+                     .extent = shape.extent, .type_size = shape.size,
+                     .bytes = (size_t)shape.size * (size_t)count,
+                     .contiguous = shape.contiguous, .root = root,
                      .number = ftc_ft_begin_call(comm->ft), .data = buf, .wire_count = count,
-                     .wire_type = type, .wire_extent = extent, .wire_size = type_size,
+                     .wire_type = type, .wire_extent = shape.extent, .wire_size = shape.size,
                      .holds_data = comm->rank == root };
     /* a rank others wait for in a meeting goes there first */
     const int rc = ftc_ft_owes_meeting(comm->ft) ? FTC_DETECTED : run_attempt(&b);

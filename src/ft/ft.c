@@ -304,11 +304,11 @@ bool ftc_ft_keeps_results(const ftc_ft *ft)
 #endif
 }
 
-bool ftc_ft_end_call(ftc_ft *ft, long number, const ftc_holdings *held, bool everyone_entered)
+void ftc_ft_end_call(ftc_ft *ft, long number, const ftc_holdings *held, bool everyone_entered)
 {
     if (!ftc_ft_keeps_results(ft)) {
         ftc_ft_drop_kept(ft);
-        return false;
+        return;
     }
     /* a call every rank entered ends every older call everywhere: nobody
      * can be late in one; so does anything the window cannot hold (the
@@ -320,7 +320,6 @@ bool ftc_ft_end_call(ftc_ft *ft, long number, const ftc_holdings *held, bool eve
         ft->kept_first = number;
     ft->kept_last = number;
     ftc_holdings_copy(&ft->kept_held[number % FTC_FT_WINDOW], held);
-    return starts;
 }
 
 void ftc_ft_drop_kept(ftc_ft *ft)
@@ -330,7 +329,7 @@ void ftc_ft_drop_kept(ftc_ft *ft)
 
 bool ftc_ft_window_keeps(const ftc_ft *ft, long number)
 {
-    return ft->kept_first > 0 && ft->kept_first <= number && number <= ft->kept_last;
+    return ftc_ft_window_holds(ft->kept_first, ft->kept_last, number);
 }
 
 bool ftc_ft_window_starts_at(const ftc_ft *ft, long number)

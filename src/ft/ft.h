@@ -118,12 +118,9 @@ bool ftc_ft_keeps_results(const ftc_ft *ft);
  * rank entered it (an allreduce, a broadcast with its tokens, a call
  * finished in a meeting), so no rank can be late in an older one and the
  * kept window starts afresh here; else the call joins the window, which
- * the collectives keep within FTC_FT_WINDOW calls (reconcile.h). Returns
- * true when the window starts at this call (its result goes where the
- * window's first, possibly large, result lives), false when it joins it
- * (or nothing is kept).
+ * the collectives keep within FTC_FT_WINDOW calls (reconcile.h).
  */
-bool ftc_ft_end_call(ftc_ft *ft, long number, const ftc_holdings *held, bool everyone_entered);
+void ftc_ft_end_call(ftc_ft *ft, long number, const ftc_holdings *held, bool everyone_entered);
 
 /* The result just ended could not be stored after all (no memory, a
  * packing error): nothing is kept, so that a meeting that wants a result

@@ -50,7 +50,6 @@ typedef struct {
     uint64_t *mine, *all;        /* records: this rank's, everyone's in epoch order */
     ftc_ft_presence *where;      /* per participant */
     ftc_holdings *held, *kept;   /* per rank: its value's; the round's call's result's */
-    ftc_holdings *window;        /* per rank, FTC_FT_WINDOW each: its kept results' */
 } meeting_memory;
 
 /* ---- a new epoch ---------------------------------------------------------------- */
@@ -168,25 +167,24 @@ static int read_records(const ftc_ft *ft, meeting_memory *m)
                                          .kept_first = first, .kept_last = last,
                                          .op = (long)r[REC_OP] };
         memcpy(m->held[rank].words, record_holdings(r, m, 0), bytes);
-        for (int k = 0; k < FTC_FT_WINDOW; k++)
-            memcpy(m->window[(size_t)rank * FTC_FT_WINDOW + (size_t)k].words,
-                   record_holdings(r, m, 1 + k), bytes);
     }
     return MPI_SUCCESS;
 }
 
-/* Each rank's S of the round's call, from its kept window (empty when it
- * did not keep it: a rank inside that call). */
+/* Each rank's S of the round's call, from the kept window in its record
+ * (empty when it did not keep it: a rank inside that call). */
 static void pick_kept(const ftc_ft *ft, meeting_memory *m, long call)
 {
+    const size_t bytes = sizeof(uint64_t) * (size_t)m->words;
     for (int i = 0; i < m->n; i++) {
         const int rank = ft->live[i];
         const ftc_ft_presence *p = &m->where[i];
-        ftc_holdings_clear(&m->kept[rank]);
-        if (p->kept_first > 0 && p->kept_first <= call && call <= p->kept_last)
-            ftc_holdings_copy(&m->kept[rank],
-                              &m->window[(size_t)rank * FTC_FT_WINDOW +
-                                         (size_t)(call - p->kept_first)]);
+        uint64_t *r = m->all + (size_t)i * (size_t)m->record;
+        if (ftc_ft_window_holds(p->kept_first, p->kept_last, call))
+            memcpy(m->kept[rank].words, record_holdings(r, m, 1 + (int)(call - p->kept_first)),
+                   bytes);
+        else
+            ftc_holdings_clear(&m->kept[rank]);
     }
 }
 
@@ -197,12 +195,9 @@ static void release_memory(meeting_memory *m, int size)
             ftc_holdings_destroy(&m->held[r]);
         if (m->kept)
             ftc_holdings_destroy(&m->kept[r]);
-        for (int k = 0; m->window && k < FTC_FT_WINDOW; k++)
-            ftc_holdings_destroy(&m->window[(size_t)r * FTC_FT_WINDOW + (size_t)k]);
     }
     free(m->held);
     free(m->kept);
-    free(m->window);
     free(m->where);
     free(m->mine);
     free(m->all);
@@ -219,12 +214,9 @@ static int allocate_memory(const ftc_ft *ft, meeting_memory *m)
     m->where = malloc(sizeof(ftc_ft_presence) * (size_t)m->n);
     m->held = calloc((size_t)ft->size, sizeof(ftc_holdings));
     m->kept = calloc((size_t)ft->size, sizeof(ftc_holdings));
-    m->window = calloc((size_t)ft->size * FTC_FT_WINDOW, sizeof(ftc_holdings));
-    bool ok = m->mine && m->all && m->where && m->held && m->kept && m->window;
+    bool ok = m->mine && m->all && m->where && m->held && m->kept;
     for (int r = 0; ok && r < ft->size; r++)
         ok = ftc_holdings_init(&m->held[r], ft->size) && ftc_holdings_init(&m->kept[r], ft->size);
-    for (size_t k = 0; ok && k < (size_t)ft->size * FTC_FT_WINDOW; k++)
-        ok = ftc_holdings_init(&m->window[k], ft->size);
     return ok ? MPI_SUCCESS : ftc_fail(MPI_ERR_NO_MEM, "ftcoll: out of memory");
 }
 

@@ -16,11 +16,6 @@ typedef struct {
     bool settling_ops_differ;
 } survey;
 
-static bool keeps(const ftc_ft_presence *p, long call)
-{
-    return p->kept_first > 0 && p->kept_first <= call && call <= p->kept_last;
-}
-
 static void survey_rank(survey *s, const ftc_ft_presence *p)
 {
     const bool inside = p->place == FTC_AT_CALL;
@@ -30,7 +25,7 @@ static void survey_rank(survey *s, const ftc_ft_presence *p)
         s->leaving_lo |= p->place == FTC_LEAVING;
     } else {
         s->inside_past |= inside;
-        s->kept_wrong |= !keeps(p, s->lo);
+        s->kept_wrong |= !ftc_ft_window_holds(p->kept_first, p->kept_last, s->lo);
         s->outside_middle |= !inside && p->call < s->hi;
     }
     if (p->call != s->hi)
@@ -97,15 +92,13 @@ static const char *several_calls_inconsistency(const survey *s)
 }
 
 /* Whether a server waits in the meeting for the late ranks' next call. A
- * rank inside a call always does; one settling before call lo + 1 with
- * someone inside it returns and meets at its next entry instead. */
-static bool stays(const survey *s, const ftc_ft_presence *mine, bool more_to_serve)
+ * rank inside a call always does; one settling or leaving does while a
+ * call after lo is still to be served (hi > lo + 1: it may hold a result
+ * only it kept). Else a settling one, with someone inside hi, returns and
+ * meets at its next entry (a leaving one then is an error, survey above). */
+static bool stays(const survey *s, const ftc_ft_presence *mine)
 {
-    if (mine->place == FTC_AT_CALL)
-        return true;
-    if (mine->place == FTC_LEAVING)
-        return more_to_serve;
-    return s->hi - s->lo > 1;
+    return mine->place == FTC_AT_CALL || s->hi - s->lo > 1;
 }
 
 /* Calls lo < hi: every rank past lo serves lo's result to the late ones. */
@@ -134,7 +127,7 @@ static void several_calls(const survey *s, const ftc_ft_presence *mine, ftc_ft_d
      * is inside a call, the servers must stay (a rank settling or leaving
      * may hold a result only it kept) */
     const bool more_to_serve = s->hi - s->lo > 1 || s->inside_past;
-    if (out->role == FTC_ROLE_SERVE && stays(s, mine, more_to_serve)) {
+    if (out->role == FTC_ROLE_SERVE && stays(s, mine)) {
         out->next = FTC_NEXT_MEET_AGAIN;
         return;
     }

@@ -62,6 +62,12 @@ typedef struct {
                             * ftc_comm_free) has the same number on every rank */
 } ftc_ft_presence;
 
+/* Whether the kept window first .. last (0, 0: none) holds call `call`. */
+static inline bool ftc_ft_window_holds(long first, long last, long call)
+{
+    return first > 0 && first <= call && call <= last;
+}
+
 typedef enum {
     FTC_ROLE_NONE = 0,     /* no round for this rank */
     FTC_ROLE_RECOVER,      /* finish `call` with everyone's holdings */

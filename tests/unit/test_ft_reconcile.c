@@ -408,16 +408,22 @@ typedef struct {
     int ahead_place;   /* FTC_AT_CALL: inside hi; else settling or leaving before hi */
 } sequence;
 
+/* Settling or leaving before call hi (the ranks ahead's kind), keeping
+ * calls first .. last. */
+static ftc_ft_presence outside_before_hi(const sequence *q, long first, long last)
+{
+    ftc_ft_presence p = q->ahead_place == FTC_LEAVING ? leaving(q->hi) : between(q->hi);
+    p.kept_first = first;
+    p.kept_last = last;
+    return p;
+}
+
 static ftc_ft_presence starting_place(const sequence *q, int behind)
 {
-    if (behind == AHEAD && q->ahead_place == FTC_AT_CALL)
-        return at_keeping(q->hi, 9);
-    if (behind == AHEAD) {
-        ftc_ft_presence p = q->ahead_place == FTC_LEAVING ? leaving(q->hi) : between(q->hi);
-        p.kept_first = 9;
-        return p;
-    }
-    return at_keeping(q->hi - behind, 9);
+    if (behind != AHEAD)
+        return at_keeping(q->hi - behind, 9);
+    return q->ahead_place == FTC_AT_CALL ? at_keeping(q->hi, 9)
+                                         : outside_before_hi(q, 9, q->hi - 1);
 }
 
 /* Where a late rank served call `served` goes next, owing a meeting. */
@@ -425,9 +431,7 @@ static ftc_ft_presence after_served(const sequence *q, long served)
 {
     if (served + 1 < q->hi || q->ahead_place == FTC_AT_CALL)
         return at_keeping(served + 1, served);   /* finished in a meeting: its window starts there */
-    ftc_ft_presence p = q->ahead_place == FTC_LEAVING ? leaving(q->hi) : between(q->hi);
-    p.kept_first = p.kept_last = served;
-    return p;
+    return outside_before_hi(q, served, served);
 }
 
 static void run_meetings(const sequence *q, ftc_ft_presence *where)
