@@ -31,8 +31,13 @@ struct ftc_comm {
     char *packed;               /* a second scratch buffer: ftc_bcast packs its data
                                  * there while the engine works in `scratch` */
     size_t packed_size;
-    MPI_Op checked_op;          /* the last (op, type) pair known to be valid */
-    MPI_Datatype checked_type;
+    struct {                    /* the last (op, type) pair an allreduce accepted */
+        MPI_Op op;
+        MPI_Datatype type;      /* predefined: never freed, so its facts hold for good */
+        bool op_predefined;     /* so is a predefined op: commutative for good */
+        int type_size;
+        MPI_Aint extent;
+    } checked;
 
     /* the modules' states, each private to its module (communicator.c's table) */
     struct ftc_ft *ft;                          /* ft/ft.h */

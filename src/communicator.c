@@ -161,8 +161,8 @@ int ftc_comm_create(MPI_Comm comm, ftc_comm_t *out)
         return ftc_fail(MPI_ERR_NO_MEM, "ftc_comm_create: out of memory");
     c->comm = MPI_COMM_NULL;
     c->self = MPI_COMM_NULL;
-    c->checked_op = MPI_OP_NULL;
-    c->checked_type = MPI_DATATYPE_NULL;
+    c->checked.op = MPI_OP_NULL;
+    c->checked.type = MPI_DATATYPE_NULL;
     /* FTCOLL_VERBOSE: rank 0 logs algorithm choices */
     const int verbose_rc = ftc_read_switch("FTCOLL_VERBOSE", &c->verbose);
     rc = duplicate(c, comm);

@@ -80,10 +80,7 @@ void ftc_schedule_exchange(ftc_schedule *s, int peer, int send_first, int recv_f
 
 int ftc_floor_log2(int p)
 {
-    int k = 0;
-    while ((p >>= 1) > 0)
-        k++;
-    return k;
+    return p > 1 ? 31 - __builtin_clz((unsigned)p) : 0;   /* every call of a small collective asks */
 }
 
 int ftc_ceil_log2(int p)

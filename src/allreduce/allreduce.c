@@ -21,14 +21,43 @@ static int check_type(MPI_Datatype type)
     return MPI_SUCCESS;
 }
 
+/* MPI's predefined reduction ops: all commutative, and never freed, so a
+ * check that passed for one holds for good. */
+static bool op_is_predefined(MPI_Op op)
+{
+    static const MPI_Op predefined[] = { MPI_SUM, MPI_MAX, MPI_MIN, MPI_PROD, MPI_LAND, MPI_BAND,
+                                         MPI_LOR, MPI_BOR, MPI_LXOR, MPI_BXOR, MPI_MAXLOC,
+                                         MPI_MINLOC };
+    for (size_t i = 0; i < sizeof(predefined) / sizeof(predefined[0]); i++)
+        if (op == predefined[i])
+            return true;
+    return false;
+}
+
+/* The pair passed every check: remember it, and the type's size and extent
+ * (asked once here instead of on every call). */
+static void remember_checked(ftc_comm_t comm, MPI_Op op, MPI_Datatype type)
+{
+    MPI_Aint lb;
+    comm->checked.op = op;
+    comm->checked.type = type;
+    comm->checked.op_predefined = op_is_predefined(op);
+    MPI_Type_size(type, &comm->checked.type_size);
+    MPI_Type_get_extent(type, &lb, &comm->checked.extent);
+}
+
 /*
  * The op must be commutative: recovery regroups contributions in whatever
  * blocks survive. MPI_Reduce_local would raise an op/type mismatch through a
  * fatal handler, so the pair is tried once through ftcoll's own
- * MPI_COMM_SELF duplicate, which returns errors, and remembered.
+ * MPI_COMM_SELF duplicate, which returns errors, and remembered. A user's op
+ * is asked again on every call: its handle may be freed and reused.
  */
 static int check_op(ftc_comm_t comm, MPI_Op op, MPI_Datatype type)
 {
+    const bool same_pair = op == comm->checked.op && type == comm->checked.type;
+    if (same_pair && comm->checked.op_predefined)
+        return MPI_SUCCESS;
     if (op == MPI_OP_NULL)
         return ftc_fail(MPI_ERR_OP, "ftc_allreduce: op is MPI_OP_NULL");
     int commutative = 0;
@@ -37,7 +66,7 @@ static int check_op(ftc_comm_t comm, MPI_Op op, MPI_Datatype type)
     if (!commutative)
         return ftc_fail(MPI_ERR_OP, "ftc_allreduce: op is not commutative; the fault-tolerant "
                                     "path regroups contributions and needs a commutative op");
-    if (op == comm->checked_op && type == comm->checked_type)
+    if (same_pair)
         return MPI_SUCCESS;
     char one[64] = { 0 }, out[64];
     MPI_Aint lb, extent;
@@ -45,8 +74,7 @@ static int check_op(ftc_comm_t comm, MPI_Op op, MPI_Datatype type)
     if (extent <= (MPI_Aint)sizeof(one) && comm->self != MPI_COMM_NULL
         && MPI_Reduce(one, out, 1, type, op, 0, comm->self) != MPI_SUCCESS)
         return ftc_fail(MPI_ERR_OP, "ftc_allreduce: op is not defined for this datatype");
-    comm->checked_op = op;
-    comm->checked_type = type;
+    remember_checked(comm, op, type);
     return MPI_SUCCESS;
 }
 
@@ -55,7 +83,7 @@ static int check_op(ftc_comm_t comm, MPI_Op op, MPI_Datatype type)
  * not be asked again (the question costs a fifth of the checks' time). */
 static bool type_known_good(ftc_comm_t comm, MPI_Datatype type)
 {
-    return type != MPI_DATATYPE_NULL && type == comm->checked_type;
+    return type != MPI_DATATYPE_NULL && type == comm->checked.type;
 }
 
 static int check_arguments(const void *sendbuf, void *recvbuf, int count, MPI_Datatype type,
@@ -84,15 +112,15 @@ int ftc_allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype ty
         rc = ftc_guard_enter(comm, FTC_GUARDED_ALLREDUCE, rc);
     if (rc != MPI_SUCCESS)
         return rc;   /* the watchdog is armed only on success */
-    MPI_Aint lb, extent;
-    MPI_Type_get_extent(type, &lb, &extent);
-    const size_t bytes = (size_t)extent * (size_t)count;
+    /* the checks passed: (op, type) is comm->checked */
+    const size_t bytes = (size_t)comm->checked.extent * (size_t)count;
     if (sendbuf != MPI_IN_PLACE && count > 0)
         memmove(recvbuf, sendbuf, bytes);
     /* an input aliasing the result (MPI forbids it, some programs do it)
      * is no input kept unchanged */
     const bool input_kept = sendbuf != MPI_IN_PLACE && sendbuf != recvbuf;
-    rc = ftc_ft_allreduce_run(comm, input_kept ? sendbuf : NULL, recvbuf, count, type, op, bytes);
+    rc = ftc_ft_allreduce_run(comm, input_kept ? sendbuf : NULL, recvbuf, count, type, op, bytes,
+                              comm->checked.type_size);
     ftc_guard_leave(comm);
     return rc;
 }

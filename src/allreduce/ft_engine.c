@@ -39,9 +39,8 @@
 
 static const ftc_injection *injected(const ftc_ft_call *c, ftc_inject_when when)
 {
-    return c->comm->allreduce->inject.count > 0
-        ? ftc_inject_matches(&c->comm->allreduce->inject, c->comm->rank, c->number, c->round, c->step, when)
-        : NULL;
+    return ftc_inject_matches(&c->comm->allreduce->inject, c->comm->rank, c->number, c->round,
+                              c->step, when);
 }
 
 /* A busy loop that never ends: the hang the watchdog exists for. */
@@ -53,7 +52,7 @@ static _Noreturn void spin_forever(const ftc_ft_call *c)
         spins++;
 }
 
-void ftc_ft_die_if_injected(const ftc_ft_call *c, ftc_inject_when when, MPI_Request *send)
+void ftc_ft_injection_point(const ftc_ft_call *c, ftc_inject_when when, MPI_Request *send)
 {
     const ftc_injection *what = injected(c, when);
     if (!what)
@@ -130,6 +129,8 @@ int ftc_ft_exchange(ftc_ft_call *c, const void *send, int send_count, void *rece
 
 void ftc_ft_combine(ftc_ft_call *c, bool partner_is_higher)
 {
+    if (c->count == 0)
+        return;   /* a barrier: the message itself was the point */
     /* MPI_Reduce_local(in, inout) computes inout = in op inout */
     if (partner_is_higher) {
         MPI_Reduce_local(c->current, c->incoming, c->count, c->type, c->op);
@@ -290,7 +291,8 @@ static void write_report(const ftc_ft_call *c)
 {
     struct ftc_allreduce_state *s = c->comm->allreduce;
     ftc_holdings_copy(&s->report_held, &c->held);
-    ftc_holdings_clear(&s->report_failed);
+    if (s->report.failed_in_call > 0)   /* else still empty */
+        ftc_holdings_clear(&s->report_failed);
     int failed = 0;
     for (int r = 0; c->round > 0 && r < c->comm->size; r++) {
         if (ftc_holdings_has(&c->alive_at_start, r) && !ftc_ft_is_alive(c->ft, r)) {
@@ -300,7 +302,8 @@ static void write_report(const ftc_ft_call *c)
     }
     s->report = (ftc_allreduce_report){
         .size = c->comm->size,
-        .contributors = ftc_holdings_count(&c->held),
+        /* a failure-free attempt's value holds the live ranks */
+        .contributors = c->have_held ? ftc_holdings_count(&c->held) : ftc_ft_live_count(c->ft),
         .failed_in_call = failed,
         .alive = ftc_ft_live_count(c->ft),
         .recovery_rounds = c->round,
@@ -394,15 +397,13 @@ static int recover(ftc_ft_call *c)
 
 /* A call's state over the communicator's shared words (a call allocates nothing). */
 static int start_call(ftc_ft_call *c, ftc_comm_t comm, long number, void *value, int count,
-                      MPI_Datatype type, MPI_Op op, size_t bytes)
+                      MPI_Datatype type, MPI_Op op, size_t bytes, int type_size)
 {
     const int rc = ftc_ensure_capacity(&comm->scratch, &comm->scratch_size,
                                        bytes > 0 ? bytes : 1);
     if (rc != MPI_SUCCESS)
         return rc;
     struct ftc_allreduce_state *s = comm->allreduce;
-    int type_size = 0;
-    MPI_Type_size(type, &type_size);
     *c = (ftc_ft_call){ .comm = comm, .ft = comm->ft, .count = count, .type = type, .op = op,
                         .bytes = bytes, .type_size = type_size,
                         .extent = count > 0 ? bytes / (size_t)count : 0,
@@ -414,10 +415,11 @@ static int start_call(ftc_ft_call *c, ftc_comm_t comm, long number, void *value,
 }
 
 int ftc_ft_allreduce_run(ftc_comm_t comm, const void *input, void *value, int count,
-                         MPI_Datatype type, MPI_Op op, size_t bytes)
+                         MPI_Datatype type, MPI_Op op, size_t bytes, int type_size)
 {
     ftc_ft_call c;
-    int rc = start_call(&c, comm, ftc_ft_begin_call(comm->ft), value, count, type, op, bytes);
+    int rc = start_call(&c, comm, ftc_ft_begin_call(comm->ft), value, count, type, op, bytes,
+                        type_size);
     c.algorithm = choose_algorithm(comm, count, bytes);
     if (rc == MPI_SUCCESS && c.algorithm == FTC_ALLREDUCE_RABENSEIFNER && bytes > 0)
         rc = keep_input(comm, &c, input);
@@ -445,7 +447,7 @@ void ftc_allreduce_injection_point(ftc_comm_t comm, long number, int step, ftc_i
     if (comm->allreduce->inject.count == 0)
         return;   /* the usual case, on every step of every broadcast: nothing to build */
     const ftc_ft_call c = { .comm = comm, .ft = comm->ft, .number = number, .step = step };
-    ftc_ft_die_if_injected(&c, when, send);
+    ftc_ft_injection_point(&c, when, send);
 }
 
 int ftc_allreduce_attempt_completed(ftc_comm_t comm, long number, const ftc_holdings *held,
@@ -453,7 +455,8 @@ int ftc_allreduce_attempt_completed(ftc_comm_t comm, long number, const ftc_hold
                                     bool everyone_entered, char **keep_into)
 {
     const ftc_ft_call c = { .comm = comm, .ft = comm->ft, .count = count, .type = type,
-                            .bytes = bytes, .number = number, .held = *held };   /* read only */
+                            .bytes = bytes, .number = number, .held = *held,
+                            .have_held = true };   /* read only */
     const int rc = keep_room(comm, number, held, count, type, bytes, everyone_entered, keep_into);
     write_report(&c);
     return rc;
@@ -462,8 +465,10 @@ int ftc_allreduce_attempt_completed(ftc_comm_t comm, long number, const ftc_hold
 int ftc_allreduce_resume(ftc_comm_t comm, long number, void *value, int count, MPI_Datatype type,
                          MPI_Op op, size_t bytes, const ftc_holdings *held)
 {
+    int type_size = 0;
+    MPI_Type_size(type, &type_size);
     ftc_ft_call c;
-    int rc = start_call(&c, comm, number, value, count, type, op, bytes);
+    int rc = start_call(&c, comm, number, value, count, type, op, bytes, type_size);
     if (rc != MPI_SUCCESS)
         return rc;
     if (c.held.words != held->words)

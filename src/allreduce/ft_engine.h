@@ -16,11 +16,11 @@
  * live ranks; `value` holds this rank's input on entry and the result on
  * return. `input`, if not NULL, is the same input, left unchanged during
  * the call (the caller's send buffer): a failure can restart from it
- * without a copy. `type` is predefined and (op, type) valid: the caller
- * checked.
+ * without a copy. `type` is predefined (of `type_size` bytes) and (op,
+ * type) valid: the caller checked.
  */
 int ftc_ft_allreduce_run(ftc_comm_t comm, const void *input, void *value, int count,
-                         MPI_Datatype type, MPI_Op op, size_t bytes);
+                         MPI_Datatype type, MPI_Op op, size_t bytes, int type_size);
 
 /*
  * Calls of the engine's numbering (ftc_ft_begin_call) whose failure-free

@@ -1,9 +1,9 @@
 /*
  * ftc_barrier: no rank leaves before every live rank has entered.
  *
- * With ULFM it is the fault-tolerant engine's allreduce of one int, a zero
- * on every rank: every rank's result depends on a message from every live
- * rank, so the allreduce is a barrier, and it survives the same failures.
+ * With ULFM it is the fault-tolerant engine's allreduce of no element:
+ * every rank's result depends on a message (empty) from every live rank,
+ * so the allreduce is a barrier, and it survives the same failures.
  *
  *     step k:  rank r  <-- exchange -->  rank r xor 2^k       (k = 0 .. log2 p - 1)
  *
@@ -29,7 +29,7 @@ int ftc_barrier(ftc_comm_t comm)
         return rc;
 #ifdef FTCOLL_HAVE_ULFM
     int nothing = 0;
-    rc = ftc_ft_allreduce_run(comm, NULL, &nothing, 1, MPI_INT, MPI_BOR, sizeof(nothing));
+    rc = ftc_ft_allreduce_run(comm, NULL, &nothing, 0, MPI_INT, MPI_BOR, 0, (int)sizeof(int));
 #else
     rc = PMPI_Barrier(comm->comm);   /* PMPI_: never through the PMPI layer */
     if (rc != MPI_SUCCESS)

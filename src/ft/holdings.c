@@ -22,27 +22,12 @@ void ftc_holdings_clear(ftc_holdings *h)
     memset(h->words, 0, sizeof(uint64_t) * (size_t)ftc_holdings_words(h->size));
 }
 
-void ftc_holdings_add(ftc_holdings *h, int rank)
-{
-    h->words[rank / 64] |= UINT64_C(1) << (rank % 64);
-}
-
-bool ftc_holdings_has(const ftc_holdings *h, int rank)
-{
-    return (h->words[rank / 64] >> (rank % 64)) & 1u;
-}
-
 int ftc_holdings_count(const ftc_holdings *h)
 {
     int n = 0;
     for (int w = 0; w < ftc_holdings_words(h->size); w++)
         n += __builtin_popcountll(h->words[w]);
     return n;
-}
-
-void ftc_holdings_copy(ftc_holdings *to, const ftc_holdings *from)
-{
-    memcpy(to->words, from->words, sizeof(uint64_t) * (size_t)ftc_holdings_words(from->size));
 }
 
 void ftc_holdings_unite(ftc_holdings *into, const ftc_holdings *other)

@@ -26,10 +26,25 @@ bool ftc_holdings_init(ftc_holdings *h, int size);
 void ftc_holdings_destroy(ftc_holdings *h);
 
 void ftc_holdings_clear(ftc_holdings *h);
-void ftc_holdings_add(ftc_holdings *h, int rank);
-bool ftc_holdings_has(const ftc_holdings *h, int rank);
 int ftc_holdings_count(const ftc_holdings *h);
-void ftc_holdings_copy(ftc_holdings *to, const ftc_holdings *from);
+
+/* Inline: every call of a collective adds, asks or copies a set. */
+static inline void ftc_holdings_add(ftc_holdings *h, int rank)
+{
+    h->words[rank / 64] |= UINT64_C(1) << (rank % 64);
+}
+
+static inline bool ftc_holdings_has(const ftc_holdings *h, int rank)
+{
+    return (h->words[rank / 64] >> (rank % 64)) & 1u;
+}
+
+static inline void ftc_holdings_copy(ftc_holdings *to, const ftc_holdings *from)
+{
+    for (int w = 0; w < ftc_holdings_words(from->size); w++)
+        to->words[w] = from->words[w];
+}
+
 void ftc_holdings_unite(ftc_holdings *into, const ftc_holdings *other);
 bool ftc_holdings_equal(const ftc_holdings *a, const ftc_holdings *b);
 bool ftc_holdings_disjoint(const ftc_holdings *a, const ftc_holdings *b);
