@@ -61,3 +61,22 @@ int ftc_check_buffer(const ftc_buffer_names *names, const void *buf, int count,
     }
     return MPI_SUCCESS;
 }
+
+int ftc_check_buffer_shape(const ftc_buffer_names *names, const void *buf, int count,
+                           MPI_Datatype type, MPI_Comm comm, ftc_known_type *known,
+                           ftc_type_shape *shape)
+{
+    const bool needs_buffer = buf == NULL && count > 0;
+    if (type == known->type && type != MPI_DATATYPE_NULL && count >= 0
+        && !(needs_buffer && known->shape.size > 0)) {
+        *shape = known->shape;
+        return MPI_SUCCESS;
+    }
+    int type_size = 0;
+    int rc = ftc_check_buffer(names, buf, count, type, comm, &type_size);
+    if (rc == MPI_SUCCESS && ftc_type_shape_of(type, shape) != MPI_SUCCESS)
+        rc = MPI_ERR_TYPE;
+    if (rc == MPI_SUCCESS && ftc_type_is_predefined(type))
+        *known = (ftc_known_type){ type, *shape };
+    return rc;
+}

@@ -11,6 +11,7 @@
 
 #include <mpi.h>
 
+#include "buffer.h"
 #include "ftcoll.h"
 
 /* An FTCOLL_* switch from the environment: unset, empty or "0" is off,
@@ -40,5 +41,23 @@ typedef struct {
  */
 int ftc_check_buffer(const ftc_buffer_names *names, const void *buf, int count,
                      MPI_Datatype type, MPI_Comm comm, int *type_size);
+
+/* A predefined datatype that passed the checks, with its shape. A
+ * predefined handle is never freed nor reused, so what was found stays true
+ * (a derived type's handle may name another type later: never remembered). */
+typedef struct {
+    MPI_Datatype type;   /* MPI_DATATYPE_NULL: none yet */
+    ftc_type_shape shape;
+} ftc_known_type;
+
+/*
+ * ftc_check_buffer, and on success the type's shape (buffer.h). A call
+ * with the type `known` remembers asks MPI nothing (the queries cost a
+ * small call about as much as its message); a predefined type that
+ * passes becomes the one remembered.
+ */
+int ftc_check_buffer_shape(const ftc_buffer_names *names, const void *buf, int count,
+                           MPI_Datatype type, MPI_Comm comm, ftc_known_type *known,
+                           ftc_type_shape *shape);
 
 #endif

@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "args.h"
 #include "ftcoll.h"
 #include "schedule_exec.h"
 #include "watch.h"
@@ -38,6 +39,7 @@ struct ftc_comm {
         int type_size;
         MPI_Aint extent;
     } checked;
+    ftc_known_type bcast_type;  /* the broadcast's last predefined type (args.h) */
 
     /* the modules' states, each private to its module (communicator.c's table) */
     struct ftc_ft *ft;                          /* ft/ft.h */

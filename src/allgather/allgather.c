@@ -77,18 +77,9 @@ int ftc_allgather_algorithm_parse(const char *text, ftc_allgather_algorithm *out
     return ftc_fail(MPI_ERR_ARG, "unknown allgather algorithm \"%s\"; valid: %s", text, valid);
 }
 
-/* A predefined datatype that passed the checks, with what they found. A
- * predefined handle is never freed nor reused, so what was found stays true
- * (a derived type's handle may name another type later: never remembered). */
-typedef struct {
-    MPI_Datatype type;   /* MPI_DATATYPE_NULL: none yet */
-    int size;
-    bool contiguous;
-} known_type;
-
 struct ftc_allgather_state {
     ftc_allgather_algorithm forced;   /* FTC_ALLGATHER_AUTO: decision table */
-    known_type known;                 /* spares the type queries of most calls */
+    ftc_known_type known;             /* spares the type queries of most calls */
     ftc_allgather_choice last;
     ftc_schedule *plans[FTC_ALLGATHER_ALGORITHM_COUNT];   /* built on first use */
 };
@@ -194,27 +185,13 @@ typedef struct {
 static const ftc_buffer_names send_names = { "ftc_allgather", "sendbuf", "sendcount", "sendtype" };
 static const ftc_buffer_names recv_names = { "ftc_allgather", "recvbuf", "recvcount", "recvtype" };
 
-/* The side is valid by what the checks found for its (predefined) type
- * before: a count not negative and a buffer where one is needed. */
-static bool passes_as_known(side *s, const known_type *known)
+static int check_side(side *s, MPI_Comm comm, ftc_known_type *known)
 {
-    if (s->type != known->type || known->type == MPI_DATATYPE_NULL || s->count < 0
-        || (s->buf == NULL && s->count > 0 && known->size > 0))
-        return false;
-    s->type_size = known->size;
-    s->contiguous = known->contiguous;
-    return true;
-}
-
-static int check_side(side *s, MPI_Comm comm, known_type *known)
-{
-    if (passes_as_known(s, known))
-        return MPI_SUCCESS;
-    int rc = ftc_check_buffer(s->names, s->buf, s->count, s->type, comm, &s->type_size);
-    if (rc == MPI_SUCCESS && ftc_type_is_contiguous(s->type, &s->contiguous) != MPI_SUCCESS)
-        rc = MPI_ERR_TYPE;
-    if (rc == MPI_SUCCESS && ftc_type_is_predefined(s->type))
-        *known = (known_type){ s->type, s->type_size, s->contiguous };
+    ftc_type_shape shape = { 0, 0, false };
+    const int rc = ftc_check_buffer_shape(s->names, s->buf, s->count, s->type, comm, known,
+                                          &shape);
+    s->type_size = shape.size;
+    s->contiguous = shape.contiguous;
     return rc;
 }
 

@@ -21,13 +21,13 @@
 #include "ft_bcast.h"
 
 static int check_arguments(const void *buf, int count, MPI_Datatype type, int root,
-                           ftc_comm_t comm)
+                           ftc_comm_t comm, ftc_type_shape *shape)
 {
     static const ftc_buffer_names names = { "ftc_bcast", "buffer", "count", "datatype" };
-    int size;
     int rc = ftc_check_comm("ftc_bcast", comm);
     if (rc == MPI_SUCCESS)
-        rc = ftc_check_buffer(&names, buf, count, type, comm->comm, &size);
+        rc = ftc_check_buffer_shape(&names, buf, count, type, comm->comm, &comm->bcast_type,
+                                    shape);
     if (rc == MPI_SUCCESS && (root < 0 || root >= comm->size))
         rc = ftc_fail(MPI_ERR_ROOT, "ftc_bcast: root %d is not a rank of the communicator "
                                     "(0..%d)", root, comm->size - 1);
@@ -38,7 +38,8 @@ static int check_arguments(const void *buf, int count, MPI_Datatype type, int ro
 int ftc_bcast(void *buf, int count, MPI_Datatype type, int root, ftc_comm_t comm)
 {
     ftc_clear_error();
-    int rc = check_arguments(buf, count, type, root, comm);
+    ftc_type_shape shape;
+    int rc = check_arguments(buf, count, type, root, comm, &shape);
     if (comm)   /* guarded: bad arguments here stop every rank cleanly */
         rc = ftc_guard_enter(comm, FTC_GUARDED_BCAST, rc);
     if (rc != MPI_SUCCESS)
@@ -49,7 +50,7 @@ int ftc_bcast(void *buf, int count, MPI_Datatype type, int root, ftc_comm_t comm
         return rc;
     }
 #ifdef FTCOLL_HAVE_ULFM
-    rc = ftc_bcast_fault_tolerant(buf, count, type, root, comm);
+    rc = ftc_bcast_fault_tolerant(buf, count, type, &shape, root, comm);
 #else
     rc = PMPI_Bcast(buf, count, type, root, comm->comm);   /* never through the PMPI layer */
     if (rc != MPI_SUCCESS)

@@ -44,7 +44,8 @@ typedef struct {
 /* Steps among n participants: ceil(log2 n) (0 for n <= 1). */
 int ftc_dissemination_steps(int n);
 
-/* Participant `index`'s step `step` of a broadcast from `root` among n. */
+/* Participant `index`'s step `step` (0 <= step < ftc_dissemination_steps(n)) of a
+ * broadcast from `root` among n. */
 ftc_dissemination_step ftc_dissemination_step_of(int index, int root, int n, int step);
 
 /* The step at which participant `index` receives the data (-1: the root). */

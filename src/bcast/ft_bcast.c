@@ -403,18 +403,15 @@ static int recover(bcast_call *b)
     return rc == MPI_SUCCESS ? MPI_SUCCESS : ftc_fail_mpi(rc, "ftc_bcast: unpacking failed");
 }
 
-int ftc_bcast_fault_tolerant(void *buf, int count, MPI_Datatype type, int root, ftc_comm_t comm)
+int ftc_bcast_fault_tolerant(void *buf, int count, MPI_Datatype type, const ftc_type_shape *shape,
+                             int root, ftc_comm_t comm)
 {
-    ftc_type_shape shape;
-    const int rc_type = ftc_type_shape_of(type, &shape);
-    if (rc_type != MPI_SUCCESS)
-        return rc_type;
     bcast_call b = { .comm = comm, .ft = comm->ft, .buf = buf, .count = count, .type = type,
-                     .extent = shape.extent, .type_size = shape.size,
-                     .bytes = (size_t)shape.size * (size_t)count,
-                     .contiguous = shape.contiguous, .root = root,
+                     .extent = shape->extent, .type_size = shape->size,
+                     .bytes = (size_t)shape->size * (size_t)count,
+                     .contiguous = shape->contiguous, .root = root,
                      .number = ftc_ft_begin_call(comm->ft), .data = buf, .wire_count = count,
-                     .wire_type = type, .wire_extent = shape.extent, .wire_size = shape.size,
+                     .wire_type = type, .wire_extent = shape->extent, .wire_size = shape->size,
                      .holds_data = comm->rank == root };
     /* a rank others wait for in a meeting goes there first */
     const int rc = ftc_ft_owes_meeting(comm->ft) ? FTC_DETECTED : run_attempt(&b);

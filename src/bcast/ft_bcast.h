@@ -4,9 +4,12 @@
 
 #include <mpi.h>
 
+#include "../buffer.h"
 #include "../comm.h"
 
-/* The arguments are checked; every live rank calls it alike. */
-int ftc_bcast_fault_tolerant(void *buf, int count, MPI_Datatype type, int root, ftc_comm_t comm);
+/* The arguments are checked (`shape` is the type's); every live rank calls
+ * it alike. */
+int ftc_bcast_fault_tolerant(void *buf, int count, MPI_Datatype type, const ftc_type_shape *shape,
+                             int root, ftc_comm_t comm);
 
 #endif

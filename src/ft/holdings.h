@@ -25,10 +25,15 @@ static inline int ftc_holdings_words(int size) { return (size + 63) / 64; }
 bool ftc_holdings_init(ftc_holdings *h, int size);
 void ftc_holdings_destroy(ftc_holdings *h);
 
-void ftc_holdings_clear(ftc_holdings *h);
 int ftc_holdings_count(const ftc_holdings *h);
 
-/* Inline: every call of a collective adds, asks or copies a set. */
+/* Inline: every call of a collective clears, adds, asks or copies a set. */
+static inline void ftc_holdings_clear(ftc_holdings *h)
+{
+    for (int w = 0; w < ftc_holdings_words(h->size); w++)
+        h->words[w] = 0;
+}
+
 static inline void ftc_holdings_add(ftc_holdings *h, int rank)
 {
     h->words[rank / 64] |= UINT64_C(1) << (rank % 64);
