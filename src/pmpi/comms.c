@@ -261,9 +261,10 @@ int layer_shrink(layer_comm *lc)
     }
     int *user_rank = NULL;
     if (rc == MPI_SUCCESS) {
-        const int n = ftc_comm_size(next);
-        user_rank = malloc(sizeof(int) * (size_t)n);
-        int *mine = malloc(sizeof(int) * (size_t)n);
+        const int n = ftc_comm_size(next);   /* >= 1: this rank survived */
+        const size_t slots = n > 0 ? (size_t)n : 1;
+        user_rank = malloc(sizeof(int) * slots);
+        int *mine = malloc(sizeof(int) * slots);
         bool *alive = calloc((size_t)lc->user_size, sizeof(bool));
         MPI_Group from, to;
         PMPI_Comm_group(survivors, &from);
