@@ -13,7 +13,6 @@
  * the blocks of the survivors, leaving those of dead ranks as they were.
  */
 #include <stdarg.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -177,39 +176,28 @@ static bool is_predefined(MPI_Datatype type)
     return true;
 }
 
-/* The (type, op) pair this thread last found supported, and the count of
- * freed ops then: an op's handle may be freed (MPI_Op_free, below) and
- * reused for another op, so the answer holds only while no op was freed.
- * Asking MPI on every call costs as much as a small call's other checks. */
-static _Thread_local MPI_Datatype supported_type;
-static _Thread_local MPI_Op supported_op;
-static _Thread_local unsigned long supported_while;   /* ops_freed + 1; 0: none yet */
-static atomic_ulong ops_freed;
-
-int MPI_Op_free(MPI_Op *op)
+/* MPI's predefined reduction ops: commutative, and never freed, so the
+ * answer needs no question to MPI (a user's op is asked on every call: its
+ * handle may be freed, by any binding, and reused for another op). */
+static bool is_predefined_op(MPI_Op op)
 {
-    const int rc = PMPI_Op_free(op);
-    atomic_fetch_add_explicit(&ops_freed, 1, memory_order_release);
-    return rc;
+    static const MPI_Op ops[] = { MPI_SUM, MPI_MAX, MPI_MIN, MPI_PROD, MPI_LAND, MPI_BAND,
+                                  MPI_LOR, MPI_BOR, MPI_LXOR, MPI_BXOR, MPI_MAXLOC, MPI_MINLOC };
+    for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++)
+        if (op == ops[i])
+            return true;
+    return false;
 }
 
 /* ftcoll's allreduce takes predefined datatypes and commutative ops; MPI's
  * handles the rest (and the invalid handles it alone can name). */
 static bool allreduce_supported(MPI_Datatype type, MPI_Op op)
 {
-    const unsigned long now = atomic_load_explicit(&ops_freed, memory_order_acquire) + 1;
-    if (supported_while == now && type == supported_type && op == supported_op)
-        return true;
-    if (type == MPI_DATATYPE_NULL || op == MPI_OP_NULL)
+    if (type == MPI_DATATYPE_NULL || op == MPI_OP_NULL || !is_predefined(type))
         return false;
     int commutative = 0;
-    if (!is_predefined(type) || PMPI_Op_commutative(op, &commutative) != MPI_SUCCESS
-        || !commutative)
-        return false;
-    supported_type = type;
-    supported_op = op;
-    supported_while = now;
-    return true;
+    return is_predefined_op(op)
+        || (PMPI_Op_commutative(op, &commutative) == MPI_SUCCESS && commutative);
 }
 
 int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,

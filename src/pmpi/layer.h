@@ -7,8 +7,7 @@
  *   comms.c        one layer_comm per communicator the program used in a
  *                  collective: its ftcoll communicator, made on first use;
  *                  after a failure, the survivors' one
- *   collectives.c  MPI_Allreduce, MPI_Allgather, MPI_Bcast, MPI_Barrier (and
- *                  MPI_Op_free, which ends what the allreduce remembers of ops)
+ *   collectives.c  MPI_Allreduce, MPI_Allgather, MPI_Bcast, MPI_Barrier
  *   summary.c      what the layer did, per process, for ftcrun's summary
  *
  * ftcoll itself calls MPI: while a thread is inside ftcoll (layer_depth > 0)
