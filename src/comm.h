@@ -34,10 +34,8 @@ struct ftc_comm {
     size_t packed_size;
     struct {                    /* the last (op, type) pair an allreduce accepted */
         MPI_Op op;
-        MPI_Datatype type;      /* predefined: never freed, so its facts hold for good */
-        bool op_predefined;     /* so is a predefined op: commutative for good */
-        int type_size;
-        MPI_Aint extent;
+        bool op_predefined;     /* a predefined op is never freed: commutative for good */
+        ftc_known_type known;   /* the type (predefined) and its shape (args.h) */
     } checked;
     ftc_known_type bcast_type;  /* the broadcast's last predefined type (args.h) */
 

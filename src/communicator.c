@@ -162,7 +162,7 @@ int ftc_comm_create(MPI_Comm comm, ftc_comm_t *out)
     c->comm = MPI_COMM_NULL;
     c->self = MPI_COMM_NULL;
     c->checked.op = MPI_OP_NULL;
-    c->checked.type = MPI_DATATYPE_NULL;
+    c->checked.known.type = MPI_DATATYPE_NULL;
     c->bcast_type.type = MPI_DATATYPE_NULL;
     /* FTCOLL_VERBOSE: rank 0 logs algorithm choices */
     const int verbose_rc = ftc_read_switch("FTCOLL_VERBOSE", &c->verbose);

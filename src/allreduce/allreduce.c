@@ -34,18 +34,6 @@ static bool op_is_predefined(MPI_Op op)
     return false;
 }
 
-/* The pair passed every check: remember it, and the type's size and extent
- * (asked once here instead of on every call). */
-static void remember_checked(ftc_comm_t comm, MPI_Op op, MPI_Datatype type)
-{
-    MPI_Aint lb;
-    comm->checked.op = op;
-    comm->checked.type = type;
-    comm->checked.op_predefined = op_is_predefined(op);
-    MPI_Type_size(type, &comm->checked.type_size);
-    MPI_Type_get_extent(type, &lb, &comm->checked.extent);
-}
-
 /*
  * The op must be commutative: recovery regroups contributions in whatever
  * blocks survive. MPI_Reduce_local would raise an op/type mismatch through a
@@ -55,7 +43,7 @@ static void remember_checked(ftc_comm_t comm, MPI_Op op, MPI_Datatype type)
  */
 static int check_op(ftc_comm_t comm, MPI_Op op, MPI_Datatype type)
 {
-    const bool same_pair = op == comm->checked.op && type == comm->checked.type;
+    const bool same_pair = op == comm->checked.op && type == comm->checked.known.type;
     if (same_pair && comm->checked.op_predefined)
         return MPI_SUCCESS;
     if (op == MPI_OP_NULL)
@@ -68,13 +56,17 @@ static int check_op(ftc_comm_t comm, MPI_Op op, MPI_Datatype type)
                                     "path regroups contributions and needs a commutative op");
     if (same_pair)
         return MPI_SUCCESS;
+    ftc_type_shape shape;
+    if (ftc_type_shape_of(type, &shape) != MPI_SUCCESS)
+        return MPI_ERR_TYPE;
     char one[64] = { 0 }, out[64];
-    MPI_Aint lb, extent;
-    MPI_Type_get_extent(type, &lb, &extent);
-    if (extent <= (MPI_Aint)sizeof(one) && comm->self != MPI_COMM_NULL
+    if (shape.extent <= (MPI_Aint)sizeof(one) && comm->self != MPI_COMM_NULL
         && MPI_Reduce(one, out, 1, type, op, 0, comm->self) != MPI_SUCCESS)
         return ftc_fail(MPI_ERR_OP, "ftc_allreduce: op is not defined for this datatype");
-    remember_checked(comm, op, type);
+    /* the pair passed: its type's shape is asked here once, not on every call */
+    comm->checked.op = op;
+    comm->checked.op_predefined = op_is_predefined(op);
+    comm->checked.known = (ftc_known_type){ type, shape };
     return MPI_SUCCESS;
 }
 
@@ -83,7 +75,7 @@ static int check_op(ftc_comm_t comm, MPI_Op op, MPI_Datatype type)
  * not be asked again (the question costs a fifth of the checks' time). */
 static bool type_known_good(ftc_comm_t comm, MPI_Datatype type)
 {
-    return type != MPI_DATATYPE_NULL && type == comm->checked.type;
+    return type != MPI_DATATYPE_NULL && type == comm->checked.known.type;
 }
 
 static int check_arguments(const void *sendbuf, void *recvbuf, int count, MPI_Datatype type,
@@ -113,14 +105,14 @@ int ftc_allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype ty
     if (rc != MPI_SUCCESS)
         return rc;   /* the watchdog is armed only on success */
     /* the checks passed: (op, type) is comm->checked */
-    const size_t bytes = (size_t)comm->checked.extent * (size_t)count;
+    const size_t bytes = (size_t)comm->checked.known.shape.extent * (size_t)count;
     if (sendbuf != MPI_IN_PLACE && count > 0)
         memmove(recvbuf, sendbuf, bytes);
     /* an input aliasing the result (MPI forbids it, some programs do it)
      * is no input kept unchanged */
     const bool input_kept = sendbuf != MPI_IN_PLACE && sendbuf != recvbuf;
     rc = ftc_ft_allreduce_run(comm, input_kept ? sendbuf : NULL, recvbuf, count, type, op, bytes,
-                              comm->checked.type_size);
+                              comm->checked.known.shape.size);
     ftc_guard_leave(comm);
     return rc;
 }
