@@ -224,10 +224,11 @@ int ftc_inject(ftc_comm_t comm, const char *spec);
  * on every survivor. The broadcast moves the data as a binomial tree does
  * (ceil(log2 p) steps, the user's buffer and datatype on the wire), with an
  * empty message beside it so that no rank returns before every live rank
- * entered, or, from 12 KiB on 8 ranks or more, by scatter and ring
- * allgather; after a failure the allreduce's recovery finishes it from
+ * entered, or, for large messages on many ranks (chosen as Open MPI
+ * chooses; FTCOLL_BCAST_PLAN forces one), by scatter and ring allgather;
+ * after a failure the allreduce's recovery finishes it from
  * whichever survivors hold the root's data. The barrier is an allreduce of
- * one int. Both count as fault-tolerant calls for FTCOLL_INJECT's call=C
+ * no element. Both count as fault-tolerant calls for FTCOLL_INJECT's call=C
  * (the broadcast's step=S: its steps from 0) and write the report
  * ftc_allreduce_last_report reads (for a broadcast, S is {root} when its
  * data reached the survivors, else empty). Without ULFM they are MPI_Bcast

@@ -14,7 +14,7 @@
 #define FTC_COLLECTIVES(X)                                    \
     X(ALLGATHER, "ftc_allgather", ftc_allgather_module)       \
     X(ALLREDUCE, "ftc_allreduce", ftc_allreduce_module)       \
-    X(BCAST,     "ftc_bcast",     ftc_bcast_tree_module)      \
+    X(BCAST,     "ftc_bcast",     ftc_bcast_module)           \
     X(BARRIER,   "ftc_barrier",   ftc_barrier_module)
 
 #endif

@@ -38,6 +38,7 @@ struct ftc_comm {
         ftc_known_type known;   /* the type (predefined) and its shape (args.h) */
     } checked;
     ftc_known_type bcast_type;  /* the broadcast's last predefined type (args.h) */
+    int bcast_plan;             /* FTCOLL_BCAST_PLAN: an ftc_bcast_algorithm (bcast/select.h) */
 
     /* the modules' states, each private to its module (communicator.c's table) */
     struct ftc_ft *ft;                          /* ft/ft.h */

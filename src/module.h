@@ -23,7 +23,7 @@
 #include "ftcoll.h"
 
 /* The most values one module asks the ranks to agree on. */
-enum { FTC_MODULE_AGREED_MAX = 8 };
+enum { FTC_MODULE_AGREED_MAX = 10 };
 
 typedef struct {
     const char *name;

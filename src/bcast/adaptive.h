@@ -6,8 +6,13 @@
 #include <mpi.h>
 
 #include "ftcoll.h"
+#include "../module.h"
 
 typedef struct ftc_tree_comm ftc_tree_comm;
+
+/* The trees' part of the broadcast's module (bcast.c): FTCOLL_BCAST,
+ * FTCOLL_TREE, FTCOLL_TOPOLOGY, the measurements and the trees. */
+extern const ftc_module ftc_bcast_tree_module;
 
 /* 1 if ftc_bcast on `comm` runs over a tree (configured, or FTCOLL_BCAST /
  * FTCOLL_TOPOLOGY set when the communicator was made). */

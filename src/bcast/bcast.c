@@ -9,7 +9,12 @@
  * Without ULFM (no rank outlives a failure): MPI_Bcast on ftcoll's private
  * communicator. On request (ftc_bcast_configure), a tree that follows the
  * network (adaptive.c).
+ *
+ * Its module: the fault-tolerant broadcast's plan (FTCOLL_BCAST_PLAN,
+ * select.h) and the trees' settings and state (adaptive_config.c).
  */
+#include <stdlib.h>
+
 #include <mpi.h>
 
 #include "../args.h"
@@ -19,6 +24,7 @@
 #include "../guard/guard.h"
 #include "adaptive.h"
 #include "ft_bcast.h"
+#include "select.h"
 
 static int check_arguments(const void *buf, int count, MPI_Datatype type, int root,
                            ftc_comm_t comm, ftc_type_shape *shape)
@@ -34,6 +40,55 @@ static int check_arguments(const void *buf, int count, MPI_Datatype type, int ro
     return rc;
 }
 
+/* ---- the module: the plan's setting, then the trees' ---------------------------------------- */
+
+static int bcast_create(ftc_comm_t comm)
+{
+    comm->bcast_plan = FTC_BCAST_AUTO;
+    return MPI_SUCCESS;
+}
+
+/* FTCOLL_BCAST_PLAN: auto (unset), binomial or scatter_ring. */
+static int read_plan(ftc_comm_t comm)
+{
+    const char *name = getenv("FTCOLL_BCAST_PLAN");
+    ftc_bcast_algorithm plan = FTC_BCAST_AUTO;
+    if (name && *name && !ftc_bcast_algorithm_parse(name, &plan))
+        return ftc_fail(MPI_ERR_ARG, "FTCOLL_BCAST_PLAN=\"%s\": expected auto, binomial or "
+                                     "scatter_ring", name);
+    comm->bcast_plan = plan;
+    return MPI_SUCCESS;
+}
+
+static int bcast_read_settings(ftc_comm_t comm)
+{
+    const int rc = read_plan(comm);
+    const int trees = ftc_bcast_tree_module.read_settings(comm);
+    return rc != MPI_SUCCESS ? rc : trees;
+}
+
+/* Ranks running different plans would wait for each other forever. */
+static int bcast_agreed(ftc_comm_t comm, ftc_equal_value *values)
+{
+    values[0] = (ftc_equal_value){ "FTCOLL_BCAST_PLAN", comm->bcast_plan, NULL };
+    return 1 + ftc_bcast_tree_module.agreed(comm, values + 1);
+}
+
+static int bcast_start(ftc_comm_t comm) { return ftc_bcast_tree_module.start(comm); }
+static int bcast_quiesce(ftc_comm_t comm) { return ftc_bcast_tree_module.quiesce(comm); }
+static void bcast_release(ftc_comm_t comm) { ftc_bcast_tree_module.release(comm); }
+
+const ftc_module ftc_bcast_module = {
+    .name = "bcast",
+    .create = bcast_create,
+    .read_settings = bcast_read_settings,
+    .agreed = bcast_agreed,
+    .start = bcast_start,
+    .quiesce = bcast_quiesce,
+    .release = bcast_release,
+};
+
+/* ---- the call -------------------------------------------------------------------------------- */
 
 int ftc_bcast(void *buf, int count, MPI_Datatype type, int root, ftc_comm_t comm)
 {

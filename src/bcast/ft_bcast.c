@@ -2,8 +2,8 @@
  * ftc_bcast with ULFM: a real broadcast while nothing fails, the allreduce
  * engine's recovery when something does, so that every survivor ends alike.
  *
- *   attempt   the plan select.h picks (dissemination.h below 12 KiB or
- *             on fewer than 8 ranks, else scatter_ring.h) over the epoch's
+ *   attempt   the plan select.h picks (dissemination.h, or for large
+ *             messages on many ranks scatter_ring.h) over the epoch's
  *             communicator (the live ranks, in order), with the call's tag,
  *             the user's datatype on the wire and the data straight into
  *             the user's buffer for the dissemination; the scatter's
@@ -24,8 +24,8 @@
  *             error)
  *   tokens    the dissemination's empty messages, which keep the calls in
  *             progress within the layer's window, go only where a late
- *             rank could be served (three or more live ranks), and for
- *             small messages only every FTC_FT_WINDOW calls (sends_tokens)
+ *             rank could be served (three or more live ranks), and only
+ *             every few calls, fewer as the message grows (sends_tokens)
  *   return    the value is kept as the engine keeps its own (packed words,
  *             holdings S = {root}, in the layer's kept window): a rank
  *             still in this call when others completed it gets the data
@@ -296,18 +296,21 @@ static int exchange(bcast_call *b, const plan_step *s, int step)
  * which only a meeting that serves late ranks needs. With at most two live
  * ranks a death leaves one survivor and nobody to serve
  * (ftc_ft_keeps_results): there the root sends its data and goes on, as a
- * plain binomial tree. With more, a small broadcast (the copy every rank
- * keeps of it is cheap) sends its tokens only every FTC_FT_WINDOW calls,
- * which keeps the calls present at a meeting within that window, and
- * every rank keeps the results since the last call with tokens
- * (ft/reconcile.h); a large one sends them every call.
+ * plain binomial tree. With more, the binomial flow sends its tokens only
+ * on calls whose number is a multiple of the period select.h gives for its
+ * size (every FTC_FT_WINDOW calls for messages up to 64 KiB, every call
+ * from 1 MiB): a power of two, so the calls present at a meeting stay
+ * within the window whatever the sizes, and the results every rank keeps
+ * since the last call with tokens (ft/reconcile.h) stay within
+ * FTC_BCAST_KEPT_BYTES for a run of one size. The scatter and ring
+ * synchronizes every rank anyway (scatter_ring.h).
  */
 static bool sends_tokens(const bcast_call *b)
 {
     if (!ftc_ft_keeps_results(b->ft))
         return false;
     return b->algorithm != FTC_BCAST_DISSEMINATION || !b->root_alive ||
-           b->bytes > FTC_BCAST_WINDOWED_BYTES || b->number % FTC_FT_WINDOW == 0;
+           b->number % ftc_bcast_token_period(b->bytes) == 0;
 }
 
 /* With the root dead since an earlier call, every survivor knows that
@@ -320,7 +323,9 @@ static int run_attempt(bcast_call *b)
     b->me = ftc_ft_live_index(b->ft);
     b->root_alive = ftc_ft_is_alive(b->ft, b->root);
     b->root_index = b->root_alive ? ftc_ft_epoch_rank(b->ft, b->root) : 0;
-    b->algorithm = b->root_alive ? ftc_bcast_decide(b->n, b->bytes) : FTC_BCAST_DISSEMINATION;
+    b->algorithm = b->root_alive ? ftc_bcast_decide(b->n, b->bytes,
+                                                    (ftc_bcast_algorithm)b->comm->bcast_plan)
+                                 : FTC_BCAST_DISSEMINATION;
     b->tokens = sends_tokens(b);
     int rc = prepare_data(b);
     const int steps = steps_of(b), holds_after = last_data_step(b);

@@ -1,27 +1,56 @@
 /*
- * Which fault-tolerant broadcast runs (pure): MPICH's fixed rule as a
- * table (MPIR_CVAR_BCAST_SHORT_MSG_SIZE = 12288 bytes,
- * MPIR_CVAR_BCAST_MIN_PROCS = 8):
+ * Which fault-tolerant broadcast runs, and how often it sends its tokens
+ * (pure, no MPI).
  *
- *   p < 8, or under 12 KiB      dissemination.h   (binomial data flow)
- *   otherwise                   scatter_ring.h    (scatter + ring allgather)
+ * The plan: Open MPI's fixed decision rules (coll_tuned
+ * bcast_intra_dec_fixed, 5.0) as a table, each of its algorithms mapped to
+ * the fault-tolerant one of the same shape: its trees (linear, chain,
+ * pipeline, binary, split binary, binomial, k-nomial) to the binomial data
+ * flow of dissemination.h; its scatter + allgather to scatter_ring.h.
+ * Open MPI cuts the message only for large ones on many ranks:
  *
- * MPICH runs its recursive-doubling allgather after the scatter for medium
- * messages on power-of-two counts; the ring serves every count here.
+ *   p < 16, or 32 <= p < 1024                  binomial at every size
+ *   16 <= p < 32                               scatter + ring from 1 MiB
+ *   1024 <= p < 2048                           scatter + ring from 512 KiB
+ *   p >= 2048                                  scatter + ring from 256 KiB
+ *
+ * FTCOLL_BCAST_PLAN (auto, binomial, scatter_ring) overrides the table,
+ * the same on every rank (agreed at ftc_comm_create).
+ *
+ * The tokens: a broadcast by the binomial flow sends its empty messages,
+ * which keep the calls in progress within FTC_FT_WINDOW of each other,
+ * only every `period` calls; every rank keeps a copy of each result since
+ * the last call with tokens, for ranks still inside it when others meet
+ * (ft/reconcile.h). The period is the window, halved until the copies of
+ * one period fit in FTC_BCAST_KEPT_BYTES (down to 1: tokens every call).
+ * It is a power of two, so a call whose number is a multiple of
+ * FTC_FT_WINDOW has tokens whatever the sizes before it.
  */
 #ifndef FTCOLL_BCAST_SELECT_H
 #define FTCOLL_BCAST_SELECT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
-typedef enum { FTC_BCAST_DISSEMINATION, FTC_BCAST_SCATTER_RING } ftc_bcast_algorithm;
+typedef enum {
+    FTC_BCAST_AUTO = -1,          /* the table decides (FTCOLL_BCAST_PLAN unset or "auto") */
+    FTC_BCAST_DISSEMINATION = 0,  /* "binomial" */
+    FTC_BCAST_SCATTER_RING = 1,   /* "scatter_ring" */
+} ftc_bcast_algorithm;
 
-/* Up to this many bytes a broadcast by dissemination sends its tokens only
- * every FTC_FT_WINDOW calls, and every rank keeps a copy of the data for
- * late ranks (ft_bcast.c): the copy costs less than the tokens' latency. */
-enum { FTC_BCAST_WINDOWED_BYTES = 2048 };
+/* Bytes of results one period of calls may keep for late ranks. */
+enum { FTC_BCAST_KEPT_BYTES = 1 << 20 };
 
-/* For p live ranks and a message of `bytes` (count x size of the type). */
-ftc_bcast_algorithm ftc_bcast_decide(int p, size_t bytes);
+/* For p live ranks and a message of `bytes` (count x size of the type):
+ * `forced` unless it is FTC_BCAST_AUTO, else the table's choice. */
+ftc_bcast_algorithm ftc_bcast_decide(int p, size_t bytes, ftc_bcast_algorithm forced);
+
+/* The plan named `name` ("auto", "binomial", "scatter_ring"); false if
+ * none is. */
+bool ftc_bcast_algorithm_parse(const char *name, ftc_bcast_algorithm *out);
+
+/* A binomial-flow broadcast of `bytes` sends its tokens on the calls whose
+ * number is a multiple of this: a power of two, 1 .. FTC_FT_WINDOW. */
+long ftc_bcast_token_period(size_t bytes);
 
 #endif

@@ -171,7 +171,8 @@ function(ftcoll_env_tests prefix target label)
                "allreduce_algorithm FTCOLL_ALLREDUCE_ALGORITHM rabenseifner - FTCOLL_ALLREDUCE_ALGORITHM"
                "tag_window FTCOLL_TAG_WINDOW 64 128 FTCOLL_TAG_WINDOW"
                "guard FTCOLL_GUARD every=1 every=2 FTCOLL_GUARD"
-               "bcast FTCOLL_BCAST binomial - FTCOLL_BCAST")
+               "bcast FTCOLL_BCAST binomial - FTCOLL_BCAST"
+               "bcast_plan FTCOLL_BCAST_PLAN scatter_ring - FTCOLL_BCAST_PLAN")
     separate_arguments(fields UNIX_COMMAND "${case}")
     list(POP_FRONT fields name)
     ftcoll_mpi_test(${prefix}.env.${name}_differs 3 ${target} LABEL ${label}
@@ -183,6 +184,9 @@ function(ftcoll_env_tests prefix target label)
   ftcoll_mpi_test(${prefix}.env.allreduce_algorithm_bogus 3 ${target} LABEL ${label}
     EXPECT "${FTCOLL_ENV_OK}" ENV FTCOLL_ALLREDUCE_ALGORITHM=ring
     ARGS --expect-rejected FTCOLL_ALLREDUCE_ALGORITHM auto recursive_doubling rabenseifner)
+  ftcoll_mpi_test(${prefix}.env.bcast_plan_bogus 3 ${target} LABEL ${label}
+    EXPECT "${FTCOLL_ENV_OK}" ENV FTCOLL_BCAST_PLAN=ring
+    ARGS --expect-rejected FTCOLL_BCAST_PLAN auto binomial scatter_ring)
   ftcoll_mpi_test(${prefix}.env.verbose_bogus 3 ${target} LABEL ${label}
     EXPECT "${FTCOLL_ENV_OK}" ENV FTCOLL_VERBOSE=7
     ARGS --expect-rejected FTCOLL_VERBOSE 0 1)
@@ -280,6 +284,12 @@ function(ftcoll_mpi_suite label library large_max_procs procs_var)
                          ${${procs_var}})
   ftcoll_per_procs_tests(bcast "${FTCOLL_BCAST_OK}" ${label} ${label}_test_bcast
                          ${label} ${large_max_procs} ${${procs_var}})
+  # the scatter + ring, which the default plan keeps for large messages on
+  # 16 ranks or more, forced at an odd and an even count
+  foreach(procs 3 8)
+    ftcoll_mpi_test(${label}.bcast.scatter_ring.p0${procs} ${procs} ${label}_test_bcast
+                    LABEL ${label} EXPECT "${FTCOLL_BCAST_OK}" ENV FTCOLL_BCAST_PLAN=scatter_ring)
+  endforeach()
   ftcoll_error_tests(${label} ${label}_test_errors ${label})
   ftcoll_env_tests(${label} ${label}_test_env ${label})
   # the long healthy runs at p = 16: a check-in tree four levels deep on an

@@ -1,7 +1,7 @@
 /*
  * ftc_bcast without failures: from every root, counts 0 to 100000 (past
- * the eager limit; from 12 KiB on 8 ranks or more, scatter and ring
- * allgather), on doubles, on a strided type (every other int: the
+ * the eager limit; with FTCOLL_BCAST_PLAN=scatter_ring, every count by
+ * scatter and ring allgather), on doubles, on a strided type (every other int: the
  * gaps of every receiver's buffer must stay as they were) and with
  * different (count, type) pairs of one signature on different ranks
  * (as MPI allows: the scatter must cut alike everywhere), back to back so

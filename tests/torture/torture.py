@@ -486,8 +486,12 @@ def plan_job(args, job):
     gaps = [None] * k   # seconds after the first victim, for kills that go together
     if variation == "close" or (variation == "partners" and rng.random() < 0.5):
         gaps[1] = rng.uniform(0.0, 0.001)   # the second victim within 1 ms of the first
+    # a third of the jobs force the broadcast's scatter + ring, which the
+    # default plan keeps for 1 MiB and more on 16 ranks or more
+    bcast_plan = "scatter_ring" if rng.random() < 1 / 3 else "auto"
     return {"job": job, "p": p, "program": program, "after": after, "variation": variation,
-            "victims": victims, "fractions": fractions, "jitters": jitters, "gaps": gaps}
+            "victims": victims, "fractions": fractions, "jitters": jitters, "gaps": gaps,
+            "bcast_plan": bcast_plan}
 
 
 def kill_schedule(plan, calls, seconds_per_call):
@@ -618,10 +622,13 @@ def run_job(args, env, calibrator, plan):
     per_call = calibrator.seconds_per_call(program, p)
     calls = calls_for(args, per_call)
     schedule = kill_schedule(plan, calls, per_call)
+    job_env = dict(env, FTCOLL_BCAST_PLAN=plan["bcast_plan"])
     with tempfile.TemporaryDirectory(prefix="torture-") as workdir:
-        res = launch(args, env, workdir, program, p, calls, plan["after"], schedule)
+        res = launch(args, job_env, workdir, program, p, calls, plan["after"], schedule)
     verdict, reasons = judge(program, p, calls, res, args.tag_window)
     what = program + ("" if program == "pmpi" else " after=" + plan["after"])
+    if plan["bcast_plan"] != "auto":
+        what += " FTCOLL_BCAST_PLAN=" + plan["bcast_plan"]
     notes = res["stderr"].count("MPI_Finalize still waits")
     line = "job %d p=%d %s calls=%d kills=[%s] (%s) %s %.1fs%s" % (
         plan["job"], p, what, calls, describe_kills(res, schedule), plan["variation"],

@@ -9,7 +9,9 @@
  * block; ceil(log2 n) + n - 1 steps; every participant has heard, through
  * its chain of receives, from every participant. The blocks cover the
  * message once, their lengths differing by at most one. The choice follows
- * MPICH's rule, written out as its condition.
+ * Open MPI's fixed rules, written out as their condition, and yields to
+ * FTCOLL_BCAST_PLAN's names; the binomial flow's token period keeps a
+ * period's copies within the budget and divides the window.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -20,6 +22,7 @@
 
 #include "bcast/scatter_ring.h"
 #include "bcast/select.h"
+#include "ft/reconcile.h"
 
 #define MAX_N 64
 
@@ -129,21 +132,73 @@ static void blocks_cover_the_message(void **state)
     }
 }
 
-static void choice_follows_mpich(void **state)
+/* Open MPI 5.0's fixed rules: it cuts the message (scatter + allgather)
+ * only for large ones on many ranks; its trees map to the binomial flow. */
+static ftc_bcast_algorithm open_mpi_choice(int p, size_t bytes)
+{
+    const bool cut = (p >= 16 && p < 32 && bytes >= 1048576) ||
+                     (p >= 1024 && p < 2048 && bytes >= 524288) ||
+                     (p >= 2048 && bytes >= 262144);
+    return cut ? FTC_BCAST_SCATTER_RING : FTC_BCAST_DISSEMINATION;
+}
+
+static void choice_follows_open_mpi(void **state)
 {
     (void)state;
-    for (int p = 1; p <= 200; p++) {
+    const int ps[] = { 1, 2, 3, 4, 7, 8, 15, 16, 17, 31, 32, 33, 64, 1023, 1024, 2047, 2048,
+                       5000 };
+    for (size_t i = 0; i < sizeof(ps) / sizeof(ps[0]); i++) {
         for (size_t power = 1; power <= (1u << 22); power *= 2) {
             for (size_t bytes = power - 1; bytes <= power + 1; bytes++) {
-                const bool short_message = bytes < 12288 || p < 8;   /* MPICH's condition */
-                assert_int_equal(ftc_bcast_decide(p, bytes), short_message
-                                 ? FTC_BCAST_DISSEMINATION : FTC_BCAST_SCATTER_RING);
+                assert_int_equal(ftc_bcast_decide(ps[i], bytes, FTC_BCAST_AUTO),
+                                 open_mpi_choice(ps[i], bytes));
+                assert_int_equal(ftc_bcast_decide(ps[i], bytes, FTC_BCAST_SCATTER_RING),
+                                 FTC_BCAST_SCATTER_RING);
+                assert_int_equal(ftc_bcast_decide(ps[i], bytes, FTC_BCAST_DISSEMINATION),
+                                 FTC_BCAST_DISSEMINATION);
             }
         }
-        assert_int_equal(ftc_bcast_decide(p, 12287), FTC_BCAST_DISSEMINATION);
-        assert_int_equal(ftc_bcast_decide(p, 12288),
-                         p < 8 ? FTC_BCAST_DISSEMINATION : FTC_BCAST_SCATTER_RING);
     }
+}
+
+static void plan_names(void **state)
+{
+    (void)state;
+    ftc_bcast_algorithm a = FTC_BCAST_DISSEMINATION;
+    assert_true(ftc_bcast_algorithm_parse("auto", &a));
+    assert_int_equal(a, FTC_BCAST_AUTO);
+    assert_true(ftc_bcast_algorithm_parse("scatter_ring", &a));
+    assert_int_equal(a, FTC_BCAST_SCATTER_RING);
+    assert_true(ftc_bcast_algorithm_parse("binomial", &a));
+    assert_int_equal(a, FTC_BCAST_DISSEMINATION);
+    assert_false(ftc_bcast_algorithm_parse("ring", &a));
+    assert_false(ftc_bcast_algorithm_parse("", &a));
+    assert_false(ftc_bcast_algorithm_parse(NULL, &a));
+    assert_int_equal(a, FTC_BCAST_DISSEMINATION);   /* untouched by a rejected name */
+}
+
+/* A power of two dividing the window (so that every multiple of the window
+ * has tokens whatever the sizes before it), the whole window while a
+ * window's copies fit in the budget, and one period's copies within the
+ * budget otherwise, down to tokens on every call. */
+static void token_period_bounds_the_kept_bytes(void **state)
+{
+    (void)state;
+    for (size_t power = 1; power <= (1u << 26); power *= 2) {
+        for (size_t bytes = power - 1; bytes <= power + 1; bytes++) {
+            const long period = ftc_bcast_token_period(bytes);
+            assert_true(period >= 1 && period <= FTC_FT_WINDOW);
+            assert_int_equal(FTC_FT_WINDOW % period, 0);
+            assert_int_equal(period & (period - 1), 0);
+            if (period > 1)
+                assert_true((size_t)period * bytes <= FTC_BCAST_KEPT_BYTES);
+            if (period < FTC_FT_WINDOW)
+                assert_true((size_t)(2 * period) * bytes > FTC_BCAST_KEPT_BYTES);
+        }
+    }
+    assert_int_equal(ftc_bcast_token_period(0), FTC_FT_WINDOW);
+    assert_int_equal(ftc_bcast_token_period(FTC_BCAST_KEPT_BYTES / FTC_FT_WINDOW), FTC_FT_WINDOW);
+    assert_int_equal(ftc_bcast_token_period(FTC_BCAST_KEPT_BYTES), 1);
 }
 
 int main(void)
@@ -151,7 +206,9 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(every_n_every_root),
         cmocka_unit_test(blocks_cover_the_message),
-        cmocka_unit_test(choice_follows_mpich),
+        cmocka_unit_test(choice_follows_open_mpi),
+        cmocka_unit_test(plan_names),
+        cmocka_unit_test(token_period_bounds_the_kept_bytes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
