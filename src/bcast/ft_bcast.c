@@ -6,7 +6,9 @@
  *             messages on many ranks scatter_ring.h) over the epoch's
  *             communicator (the live ranks, in order), with the call's tag,
  *             the user's datatype on the wire and the data straight into
- *             the user's buffer for the dissemination; the scatter's
+ *             the user's buffer for the dissemination, each step waiting
+ *             for its receive only, every send in flight until the end
+ *             (sends_in_flight); the scatter's
  *             pieces travel as packed bytes in a private copy (ranks may
  *             pass different (count, type) pairs of one signature, and
  *             must cut the message alike), unpacked once all arrived
@@ -262,32 +264,87 @@ static int post_send(const bcast_call *b, const transfer *t, int tag, MPI_Comm c
         : ftc_p2p_isend(token, 0, MPI_BYTE, t->peer, tag, comm, r);
 }
 
-/* One step: its receive and its send, waited for with the sentinel. */
-static int exchange(bcast_call *b, const plan_step *s, int step)
+/*
+ * The sends in flight. A step waits only for its receive: the next step's
+ * send needs what arrived (the data, or the token's news), not that the
+ * receiver took the last one. A send past the shared memory's inline size
+ * may complete only once its receiver takes it, so waiting for each in
+ * turn, as a step by step plan would, makes a parent wait for one child
+ * before it sends to the next (oversubscribed, a time slice each); MPI's
+ * tree broadcasts post them all too. Every send's buffer stays as it is
+ * until the call ends (the data is never received into after it is sent,
+ * the pieces of the scatter each arrive once).
+ */
+typedef struct {
+    MPI_Request requests[FTC_FT_MAX_WAIT];
+    int expected[FTC_FT_MAX_WAIT];   /* -1: sends */
+    int count;
+    int last_peer;                   /* for the watchdog's progress note */
+} sends_in_flight;
+
+static void release_sends(sends_in_flight *f)
 {
-    char token_in = 0, token_out = 0;   /* empty messages: nothing is read or written */
-    MPI_Request r[2] = { MPI_REQUEST_NULL, MPI_REQUEST_NULL };
-    const int expected[2] = { (int)s->receive.count * b->wire_size, -1 };
+    ftc_ft_abandon(f->requests, f->expected, f->count);
+    f->count = 0;
+}
+
+/* Waits for every send in flight, with the sentinel. */
+static int finish_sends(bcast_call *b, sends_in_flight *f, int step)
+{
+    if (f->count == 0)
+        return MPI_SUCCESS;
+    ftc_watch_progress(&b->comm->watch, step, "broadcasting to", f->last_peer);
+    const int rc = ftc_ft_wait(b->ft, f->requests, f->expected, f->count);
+    f->count = 0;   /* completed, or abandoned by the wait */
+    return rc == MPI_SUCCESS || rc == FTC_DETECTED
+        ? rc : ftc_fail_mpi(rc, "ftc_bcast: sending up to step %d failed", step);
+}
+
+static int post_step_send(bcast_call *b, const plan_step *s, int step, int tag, MPI_Comm comm,
+                          sends_in_flight *f)
+{
+    static const char token = 0;   /* empty messages: never read */
+    ftc_allreduce_injection_point(b->comm, b->number, step, FTC_INJECT_BEFORE_SEND, NULL);
+    if (s->send.peer < 0)
+        return MPI_SUCCESS;
+    int rc = f->count == FTC_FT_MAX_WAIT ? finish_sends(b, f, step) : MPI_SUCCESS;
+    if (rc != MPI_SUCCESS)
+        return rc;
+    MPI_Request *r = &f->requests[f->count];
+    *r = MPI_REQUEST_NULL;
+    rc = post_send(b, &s->send, tag, comm, &token, r);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    f->expected[f->count++] = -1;
+    f->last_peer = s->send.peer;
+    ftc_allreduce_injection_point(b->comm, b->number, step, FTC_INJECT_AFTER_SEND, r);
+    return MPI_SUCCESS;
+}
+
+/* One step: its receive and its send posted, the receive waited for with
+ * the sentinel; the send joins those in flight. On a failure every request
+ * of the call is cancelled or released. */
+static int exchange(bcast_call *b, const plan_step *s, int step, sends_in_flight *f)
+{
+    char token_in = 0;   /* an empty message: nothing is written */
+    MPI_Request receive = MPI_REQUEST_NULL;
+    const int expected = (int)s->receive.count * b->wire_size;
     const MPI_Comm comm = ftc_ft_epoch_comm(b->ft);
     const int tag = ftc_ft_call_tag(b->ft, b->number);
-    int rc = post_receive(b, &s->receive, tag, comm, &token_in, &r[0]);
-    if (rc == MPI_SUCCESS) {
-        ftc_allreduce_injection_point(b->comm, b->number, step, FTC_INJECT_BEFORE_SEND, NULL);
-        rc = post_send(b, &s->send, tag, comm, &token_out, &r[1]);
-        if (rc == MPI_SUCCESS && s->send.peer >= 0)
-            ftc_allreduce_injection_point(b->comm, b->number, step, FTC_INJECT_AFTER_SEND, &r[1]);
+    int rc = post_receive(b, &s->receive, tag, comm, &token_in, &receive);
+    if (rc == MPI_SUCCESS)
+        rc = post_step_send(b, s, step, tag, comm, f);
+    if (rc == MPI_SUCCESS && receive != MPI_REQUEST_NULL) {
+        ftc_watch_progress(&b->comm->watch, step, "broadcasting with", s->receive.peer);
+        rc = ftc_ft_wait(b->ft, &receive, &expected, 1);
     }
-    if (rc != MPI_SUCCESS) {
-        ftc_ft_abandon(r, expected, 2);
-        return ftc_ft_is_process_failure(rc)
-            ? FTC_DETECTED : ftc_fail_mpi(rc, "ftc_bcast: posting step %d failed", step);
-    }
-    ftc_watch_progress(&b->comm->watch, step, "broadcasting with",
-                       s->receive.peer >= 0 ? s->receive.peer : s->send.peer);
-    rc = ftc_ft_wait(b->ft, r, expected, 2);
-    return rc == MPI_SUCCESS || rc == FTC_DETECTED
-        ? rc : ftc_fail_mpi(rc, "ftc_bcast: step %d with ranks %d and %d failed", step,
-                            s->receive.peer, s->send.peer);
+    if (rc == MPI_SUCCESS)
+        return MPI_SUCCESS;
+    ftc_ft_abandon(&receive, &expected, 1);
+    release_sends(f);
+    return rc == FTC_DETECTED || ftc_ft_is_process_failure(rc)
+        ? FTC_DETECTED : ftc_fail_mpi(rc, "ftc_bcast: step %d with ranks %d and %d failed", step,
+                                      s->receive.peer, s->send.peer);
 }
 
 /*
@@ -329,11 +386,16 @@ static int run_attempt(bcast_call *b)
     b->tokens = sends_tokens(b);
     int rc = prepare_data(b);
     const int steps = steps_of(b), holds_after = last_data_step(b);
+    sends_in_flight in_flight;   /* requests and expected are written as sends are posted */
+    in_flight.count = 0;
+    in_flight.last_peer = -1;
     for (int step = 0; rc == MPI_SUCCESS && step < steps; step++) {
         const plan_step s = step_of(b, step);
-        rc = exchange(b, &s, step);
+        rc = exchange(b, &s, step, &in_flight);
         b->holds_data |= rc == MPI_SUCCESS && step == holds_after;
     }
+    if (rc == MPI_SUCCESS)
+        rc = finish_sends(b, &in_flight, steps - 1);
     return rc == MPI_SUCCESS && b->holds_data ? deliver_data(b) : rc;
 }
 

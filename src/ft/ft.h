@@ -34,7 +34,7 @@
 enum { FTC_DETECTED = -1 };
 
 /* Waits are over at most this many requests besides the sentinel. */
-enum { FTC_FT_MAX_WAIT = 4 };
+enum { FTC_FT_MAX_WAIT = 32 };
 
 /* Calls of the tag window: the default, and the bounds of FTCOLL_TAG_WINDOW
  * (at least twice the calls a meeting may see apart, reconcile.h, so

@@ -285,10 +285,22 @@ function(ftcoll_mpi_suite label library large_max_procs procs_var)
   ftcoll_per_procs_tests(bcast "${FTCOLL_BCAST_OK}" ${label} ${label}_test_bcast
                          ${label} ${large_max_procs} ${${procs_var}})
   # the scatter + ring, which the default plan keeps for large messages on
-  # 16 ranks or more, forced at an odd and an even count
-  foreach(procs 3 8)
-    ftcoll_mpi_test(${label}.bcast.scatter_ring.p0${procs} ${procs} ${label}_test_bcast
-                    LABEL ${label} EXPECT "${FTCOLL_BCAST_OK}" ENV FTCOLL_BCAST_PLAN=scatter_ring)
+  # 16 ranks or more, forced at an odd and an even count, and with ULFM at
+  # 33 ranks, where a rank has more steps than sends it can keep in flight
+  # (without ULFM the broadcast is MPI's)
+  set(scatter_procs 3 8)
+  if(NOT FTCOLL_MPI_FLAVOR STREQUAL "mpich")
+    list(APPEND scatter_procs 33)
+  endif()
+  foreach(procs IN LISTS scatter_procs)
+    set(args "")
+    if(procs GREATER large_max_procs)
+      set(args --large 0)
+    endif()
+    ftcoll_procs_suffix(${procs} suffix)
+    ftcoll_mpi_test(${label}.bcast.scatter_ring.${suffix} ${procs} ${label}_test_bcast
+                    LABEL ${label} EXPECT "${FTCOLL_BCAST_OK}" ENV FTCOLL_BCAST_PLAN=scatter_ring
+                    ARGS ${args})
   endforeach()
   ftcoll_error_tests(${label} ${label}_test_errors ${label})
   ftcoll_env_tests(${label} ${label}_test_env ${label})
