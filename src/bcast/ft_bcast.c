@@ -271,9 +271,11 @@ static int post_send(const bcast_call *b, const transfer *t, int tag, MPI_Comm c
  * may complete only once its receiver takes it, so waiting for each in
  * turn, as a step by step plan would, makes a parent wait for one child
  * before it sends to the next (oversubscribed, a time slice each); MPI's
- * tree broadcasts post them all too. Every send's buffer stays as it is
- * until the call ends (the data is never received into after it is sent,
- * the pieces of the scatter each arrive once).
+ * tree broadcasts post them all too. No receive writes where a send in
+ * flight reads: the binomial flow receives the data only before it sends
+ * it; the ring brings back blocks a rank passed on in the scatter, so the
+ * scatter's sends complete before the ring starts (run_attempt), and in
+ * the ring a rank never receives a block it sent.
  */
 typedef struct {
     MPI_Request requests[FTC_FT_MAX_WAIT];
@@ -288,7 +290,8 @@ static void release_sends(sends_in_flight *f)
     f->count = 0;
 }
 
-/* Waits for every send in flight, with the sentinel. */
+/* Waits for every send in flight, with the sentinel: MPI_SUCCESS,
+ * FTC_DETECTED, or MPI's error (the caller says what failed). */
 static int finish_sends(bcast_call *b, sends_in_flight *f, int step)
 {
     if (f->count == 0)
@@ -296,8 +299,7 @@ static int finish_sends(bcast_call *b, sends_in_flight *f, int step)
     ftc_watch_progress(&b->comm->watch, step, "broadcasting to", f->last_peer);
     const int rc = ftc_ft_wait(b->ft, f->requests, f->expected, f->count);
     f->count = 0;   /* completed, or abandoned by the wait */
-    return rc == MPI_SUCCESS || rc == FTC_DETECTED
-        ? rc : ftc_fail_mpi(rc, "ftc_bcast: sending up to step %d failed", step);
+    return rc;
 }
 
 static int post_step_send(bcast_call *b, const plan_step *s, int step, int tag, MPI_Comm comm,
@@ -370,6 +372,14 @@ static bool sends_tokens(const bcast_call *b)
            b->number % ftc_bcast_token_period(b->bytes) == 0;
 }
 
+/* finish_sends for the plan's loop: an MPI error named. */
+static int flushed(bcast_call *b, sends_in_flight *f, int step)
+{
+    const int rc = finish_sends(b, f, step);
+    return rc == MPI_SUCCESS || rc == FTC_DETECTED
+        ? rc : ftc_fail_mpi(rc, "ftc_bcast: sends up to step %d failed", step);
+}
+
 /* With the root dead since an earlier call, every survivor knows that
  * nobody can hold its data, yet the steps still run, tokens only: a rank
  * that skipped them could complete this call and the next while another
@@ -392,10 +402,12 @@ static int run_attempt(bcast_call *b)
     for (int step = 0; rc == MPI_SUCCESS && step < steps; step++) {
         const plan_step s = step_of(b, step);
         rc = exchange(b, &s, step, &in_flight);
+        if (rc == MPI_SUCCESS && b->algorithm == FTC_BCAST_SCATTER_RING && step == steps - b->n)
+            rc = flushed(b, &in_flight, step);   /* the scatter's last step: the ring follows */
         b->holds_data |= rc == MPI_SUCCESS && step == holds_after;
     }
     if (rc == MPI_SUCCESS)
-        rc = finish_sends(b, &in_flight, steps - 1);
+        rc = flushed(b, &in_flight, steps - 1);
     return rc == MPI_SUCCESS && b->holds_data ? deliver_data(b) : rc;
 }
 
