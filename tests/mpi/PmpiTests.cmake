@@ -122,6 +122,9 @@ pmpi_test(pmpi.semantics.mst.p05 5 ${expect_run} 0 "pmpi p=5: all checks passed"
   ${ftcrun_launch} -n 5 --algorithm bcast=mst -- $<TARGET_FILE:pmpi_test_pmpi>)
 
 if(FTCOLL_HAVE_ULFM)
+  # the fault-tolerant broadcast's scatter + ring on every MPI_Bcast
+  pmpi_test(pmpi.semantics.scatter_ring.p05 5 ${expect_run} 0 "pmpi p=5: all checks passed" --
+    ${ftcrun_launch} -n 5 --algorithm bcast=scatter_ring -- $<TARGET_FILE:pmpi_test_pmpi>)
   pmpi_test(pmpi.ftcrun.bad_inject 1 ${expect_run} 2 "--inject \"kill rank=x\": " --
     ${ftcrun} -n 2 --inject "kill rank=x" -- true)
   pmpi_test(pmpi.kill.jacobi 6 ${expect_run} 0 "failures survived: rank\\(s\\) 3"
