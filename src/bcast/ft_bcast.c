@@ -278,15 +278,14 @@ static int post_send(const bcast_call *b, const transfer *t, int tag, MPI_Comm c
  * the ring a rank never receives a block it sent.
  */
 typedef struct {
-    MPI_Request requests[FTC_FT_MAX_WAIT];
-    int expected[FTC_FT_MAX_WAIT];   /* -1: sends */
+    MPI_Request requests[FTC_FT_MAX_WAIT];   /* sends only: waited for with no expected sizes */
     int count;
     int last_peer;                   /* for the watchdog's progress note */
 } sends_in_flight;
 
 static void release_sends(sends_in_flight *f)
 {
-    ftc_ft_abandon(f->requests, f->expected, f->count);
+    ftc_ft_abandon(f->requests, NULL, f->count);
     f->count = 0;
 }
 
@@ -297,7 +296,7 @@ static int finish_sends(bcast_call *b, sends_in_flight *f, int step)
     if (f->count == 0)
         return MPI_SUCCESS;
     ftc_watch_progress(&b->comm->watch, step, "broadcasting to", f->last_peer);
-    const int rc = ftc_ft_wait(b->ft, f->requests, f->expected, f->count);
+    const int rc = ftc_ft_wait(b->ft, f->requests, NULL, f->count);
     f->count = 0;   /* completed, or abandoned by the wait */
     return rc;
 }
@@ -317,7 +316,7 @@ static int post_step_send(bcast_call *b, const plan_step *s, int step, int tag, 
     rc = post_send(b, &s->send, tag, comm, &token, r);
     if (rc != MPI_SUCCESS)
         return rc;
-    f->expected[f->count++] = -1;
+    f->count++;
     f->last_peer = s->send.peer;
     ftc_allreduce_injection_point(b->comm, b->number, step, FTC_INJECT_AFTER_SEND, r);
     return MPI_SUCCESS;
@@ -396,13 +395,14 @@ static int run_attempt(bcast_call *b)
     b->tokens = sends_tokens(b);
     int rc = prepare_data(b);
     const int steps = steps_of(b), holds_after = last_data_step(b);
-    sends_in_flight in_flight;   /* requests and expected are written as sends are posted */
+    sends_in_flight in_flight;   /* requests are written as sends are posted */
     in_flight.count = 0;
     in_flight.last_peer = -1;
     for (int step = 0; rc == MPI_SUCCESS && step < steps; step++) {
         const plan_step s = step_of(b, step);
         rc = exchange(b, &s, step, &in_flight);
-        if (rc == MPI_SUCCESS && b->algorithm == FTC_BCAST_SCATTER_RING && step == steps - b->n)
+        if (rc == MPI_SUCCESS && b->algorithm == FTC_BCAST_SCATTER_RING &&
+            step == ftc_scatter_ring_scatter_steps(b->n) - 1)
             rc = flushed(b, &in_flight, step);   /* the scatter's last step: the ring follows */
         b->holds_data |= rc == MPI_SUCCESS && step == holds_after;
     }

@@ -8,7 +8,9 @@ static int ceil_log2(int n)
     return steps;
 }
 
-int ftc_scatter_ring_steps(int n) { return n > 1 ? ceil_log2(n) + n - 1 : 0; }
+int ftc_scatter_ring_scatter_steps(int n) { return n > 1 ? ceil_log2(n) : 0; }
+
+int ftc_scatter_ring_steps(int n) { return n > 1 ? ftc_scatter_ring_scatter_steps(n) + n - 1 : 0; }
 
 static const ftc_scatter_ring_transfer nothing = { .peer = -1, .first = 0, .last = 0 };
 

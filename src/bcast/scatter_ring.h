@@ -41,6 +41,10 @@ typedef struct {
 /* Steps among n participants: ceil(log2 n) + n - 1 (0 for n <= 1). */
 int ftc_scatter_ring_steps(int n);
 
+/* Of those, the scatter's: steps 0 .. this - 1 (ceil(log2 n); 0 for n <= 1);
+ * the ring's n - 1 follow. */
+int ftc_scatter_ring_scatter_steps(int n);
+
 /* Participant `index`'s step `step` of a broadcast from `root` among n. */
 ftc_scatter_ring_step ftc_scatter_ring_step_of(int index, int root, int n, int step);
 

@@ -7,7 +7,10 @@
  * every send meets a receive of the same blocks on its peer in the same
  * step; a participant sends only blocks it holds; everyone ends with every
  * block; ceil(log2 n) + n - 1 steps; every participant has heard, through
- * its chain of receives, from every participant. The blocks cover the
+ * its chain of receives, from every participant; within a phase (the
+ * scatter's ceil(log2 n) steps, then the ring's) no participant receives a
+ * block it sent, so that its sends may stay in flight until the phase
+ * ends (the ring does bring back blocks sent in the scatter). The blocks cover the
  * message once, their lengths differing by at most one. The choice follows
  * Open MPI's fixed rules, written out as their condition, and yields to
  * FTCOLL_BCAST_PLAN's names; the binomial flow's token period keeps a
@@ -45,6 +48,7 @@ static int ceil_log2(int n)
 typedef struct {
     uint64_t holds[MAX_N];    /* blocks, relative to the root */
     uint64_t heard[MAX_N];    /* participants heard from */
+    uint64_t sent[MAX_N];     /* blocks sent in the current phase (scatter, then ring) */
 } replay;
 
 static void check_pairs(int n, int root, int step)
@@ -79,9 +83,14 @@ static void run_step(replay *r, int n, int root, int step)
             const uint64_t sent = blocks_mask(s.send.first, s.send.last);
             assert_true(s.send.first < s.send.last);
             assert_int_equal(holds[i] & sent, sent);
+            r->sent[i] |= sent;
         }
         if (s.receive.peer >= 0) {
-            r->holds[i] |= blocks_mask(s.receive.first, s.receive.last);
+            /* sends stay in flight within a phase (ft_bcast.c): no receive
+             * may write a block its participant sent earlier in it */
+            const uint64_t received = blocks_mask(s.receive.first, s.receive.last);
+            assert_int_equal(received & r->sent[i], 0);
+            r->holds[i] |= received;
             r->heard[i] |= heard[s.receive.peer];
         }
     }
@@ -94,10 +103,15 @@ static void replay_broadcast(int n, int root)
     for (int i = 0; i < n; i++) {
         r.holds[i] = i == root ? everyone : 0;
         r.heard[i] = 1ULL << i;
+        r.sent[i] = 0;
     }
     const int steps = ftc_scatter_ring_steps(n);
     assert_int_equal(steps, n > 1 ? ceil_log2(n) + n - 1 : 0);
+    assert_int_equal(ftc_scatter_ring_scatter_steps(n), n > 1 ? ceil_log2(n) : 0);
     for (int step = 0; step < steps; step++) {
+        if (step == ftc_scatter_ring_scatter_steps(n))   /* the scatter's sends are over */
+            for (int i = 0; i < n; i++)
+                r.sent[i] = 0;
         check_pairs(n, root, step);
         run_step(&r, n, root, step);
     }
