@@ -195,6 +195,15 @@ typedef struct {
 int ftc_allreduce_last_report(ftc_comm_t comm, ftc_allreduce_report *report, int *in_result,
                               int *failed);
 
+/*
+ * How many fault-tolerant calls on `comm` (allreduce, broadcast, barrier)
+ * ran a recovery round on this rank so far: every call in which it found a
+ * rank dead, or was finished by the survivors. A test that costs nothing,
+ * after a call, of whether its report says anything failed; -1 for a NULL
+ * communicator.
+ */
+long ftc_comm_recovered_calls(ftc_comm_t comm);
+
 /* Strict mode on (1) or off (0, default). Local call: make it on every rank. */
 int ftc_allreduce_set_strict(ftc_comm_t comm, int strict);
 

@@ -60,6 +60,7 @@ struct ftc_allreduce_state {
     ftc_holdings call_alive;    /* kept here so that a call allocates nothing */
 
     bool have_report;
+    long recovered_calls;       /* calls whose report has a recovery round */
     ftc_allreduce_report report;
     ftc_holdings report_held;   /* S */
     ftc_holdings report_failed;

@@ -287,30 +287,39 @@ static int keep_result(ftc_ft_call *c)
     return rc;
 }
 
-static void write_report(const ftc_ft_call *c)
+/*
+ * The report of the call that ends here. Its S is kept as bits and counted
+ * only when a report is asked for (ftc_allreduce_last_report): most calls'
+ * reports are never read. A call completed by its failure-free attempt
+ * found nobody dead and ran no round.
+ */
+static void report_call(ftc_comm_t comm, const ftc_holdings *held)
 {
-    struct ftc_allreduce_state *s = c->comm->allreduce;
-    ftc_holdings_copy(&s->report_held, &c->held);
+    struct ftc_allreduce_state *s = comm->allreduce;
+    ftc_holdings_copy(&s->report_held, held);
     if (s->report.failed_in_call > 0)   /* else still empty */
         ftc_holdings_clear(&s->report_failed);
-    int failed = 0;
-    for (int r = 0; c->round > 0 && r < c->comm->size; r++) {
+    s->report = (ftc_allreduce_report){ .size = comm->size, .contributors = -1,
+                                        .alive = ftc_ft_live_count(comm->ft) };
+    s->have_report = true;
+}
+
+static void write_report(const ftc_ft_call *c)
+{
+    report_call(c->comm, &c->held);
+    if (c->round == 0)
+        return;
+    struct ftc_allreduce_state *s = c->comm->allreduce;
+    for (int r = 0; r < c->comm->size; r++) {
         if (ftc_holdings_has(&c->alive_at_start, r) && !ftc_ft_is_alive(c->ft, r)) {
             ftc_holdings_add(&s->report_failed, r);
-            failed++;
+            s->report.failed_in_call++;
         }
     }
-    s->report = (ftc_allreduce_report){
-        .size = c->comm->size,
-        /* a failure-free attempt's value holds the live ranks */
-        .contributors = c->have_held ? ftc_holdings_count(&c->held) : ftc_ft_live_count(c->ft),
-        .failed_in_call = failed,
-        .alive = ftc_ft_live_count(c->ft),
-        .recovery_rounds = c->round,
-        .finished_late = c->late,
-        .recovery_seconds = c->round > 0 ? MPI_Wtime() - c->detected_at : 0.0,
-    };
-    s->have_report = true;
+    s->recovered_calls++;
+    s->report.recovery_rounds = c->round;
+    s->report.finished_late = c->late;
+    s->report.recovery_seconds = MPI_Wtime() - c->detected_at;
 }
 
 /* Strict mode: a result short of any rank's contribution is an error, on
@@ -454,11 +463,8 @@ int ftc_allreduce_attempt_completed(ftc_comm_t comm, long number, const ftc_hold
                                     int count, MPI_Datatype type, size_t bytes,
                                     bool everyone_entered, char **keep_into)
 {
-    const ftc_ft_call c = { .comm = comm, .ft = comm->ft, .count = count, .type = type,
-                            .bytes = bytes, .number = number, .held = *held,
-                            .have_held = true };   /* read only */
     const int rc = keep_room(comm, number, held, count, type, bytes, everyone_entered, keep_into);
-    write_report(&c);
+    report_call(comm, held);   /* its failure-free attempt completed it */
     return rc;
 }
 

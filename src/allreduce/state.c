@@ -127,9 +127,15 @@ int ftc_allreduce_last_report(ftc_comm_t comm, ftc_allreduce_report *report, int
         return ftc_fail(MPI_ERR_OTHER, "ftc_allreduce_last_report: no ftc_allreduce has "
                                        "completed on this communicator");
     *report = s->report;
+    report->contributors = ftc_holdings_count(&s->report_held);   /* counted when asked */
     export_holdings(&s->report_held, in_result, comm->size);
     export_holdings(&s->report_failed, failed, comm->size);
     return MPI_SUCCESS;
+}
+
+long ftc_comm_recovered_calls(ftc_comm_t comm)
+{
+    return comm ? comm->allreduce->recovered_calls : -1;
 }
 
 int ftc_allreduce_set_strict(ftc_comm_t comm, int strict)

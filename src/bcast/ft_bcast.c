@@ -11,7 +11,8 @@
  *             (sends_in_flight); the scatter's
  *             pieces travel as packed bytes in a private copy (ranks may
  *             pass different (count, type) pairs of one signature, and
- *             must cut the message alike), unpacked once all arrived
+ *             must cut the message alike), unpacked once all arrived;
+ *             with two live ranks the plan is one message (run_pair)
  *   failure   every wait includes the layer's sentinel (ftc_ft_wait): each
  *             survivor stops within milliseconds and holds the root's data
  *             exactly when it is the root or every piece of it arrived
@@ -379,6 +380,26 @@ static int flushed(bcast_call *b, sends_in_flight *f, int step)
         ? rc : ftc_fail_mpi(rc, "ftc_bcast: sends up to step %d failed", step);
 }
 
+/*
+ * Two live ranks, the root one of them: the binomial flow is one message,
+ * and no token travels (sends_tokens). The same exchange without the
+ * plan's loop: back-to-back calls on two ranks pay little else per call.
+ */
+static int run_pair(bcast_call *b)
+{
+    const transfer data = { 1 - b->me, 0, b->wire_count }, none = { -1, 0, 0 };
+    const plan_step s = b->me == b->root_index ? (plan_step){ data, none }
+                                               : (plan_step){ none, data };
+    sends_in_flight in_flight;
+    in_flight.count = 0;
+    in_flight.last_peer = -1;
+    int rc = exchange(b, &s, 0, &in_flight);
+    if (rc == MPI_SUCCESS)
+        rc = flushed(b, &in_flight, 0);
+    b->holds_data |= rc == MPI_SUCCESS;
+    return rc;
+}
+
 /* With the root dead since an earlier call, every survivor knows that
  * nobody can hold its data, yet the steps still run, tokens only: a rank
  * that skipped them could complete this call and the next while another
@@ -393,6 +414,8 @@ static int run_attempt(bcast_call *b)
                                                     (ftc_bcast_algorithm)b->comm->bcast_plan)
                                  : FTC_BCAST_DISSEMINATION;
     b->tokens = sends_tokens(b);
+    if (b->n == 2 && b->root_alive && b->algorithm == FTC_BCAST_DISSEMINATION)
+        return run_pair(b);
     int rc = prepare_data(b);
     const int steps = steps_of(b), holds_after = last_data_step(b);
     sends_in_flight in_flight;   /* requests are written as sends are posted */

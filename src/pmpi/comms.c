@@ -220,6 +220,10 @@ void layer_note_failed(MPI_Comm comm, const int *ranks, int count)
 
 void layer_note_ft_call(layer_comm *lc)
 {
+    const long recovered = ftc_comm_recovered_calls(lc->ftc);
+    if (recovered == lc->recovered_calls)
+        return;   /* nothing failed in this call: its report has nothing to add */
+    lc->recovered_calls = recovered;
     ftc_allreduce_report report;
     if (ftc_allreduce_last_report(lc->ftc, &report, NULL, NULL) != MPI_SUCCESS)
         return;
@@ -300,6 +304,7 @@ int layer_shrink(layer_comm *lc)
     collect_stats(lc);
     ftc_comm_free(&lc->ftc);
     lc->ftc = next;
+    lc->recovered_calls = 0;
     free(lc->user_rank);
     lc->user_rank = user_rank;
     lc->stats.shrinks++;

@@ -51,6 +51,7 @@ typedef struct layer_comm {
     int *user_rank;          /* after a shrink: user rank of each ftc rank (else NULL) */
     int user_size;
     layer_stats stats;
+    long recovered_calls;    /* ftc_comm_recovered_calls at the last routed call */
     bool detaching;          /* the layer drops the attribute itself: its callback
                               * must leave `lc` alone */
     struct layer_comm *next; /* the list of live layer_comms, newest first */

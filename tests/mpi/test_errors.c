@@ -444,6 +444,10 @@ static int check_fault_tolerance_api(ftc_comm_t comm, int p)
                      && report.failed_in_call == 0 && report.recovery_rounds == 0);
     for (int r = 0; r < p; r++)
         f += expect_true("report: rank in S and alive", in_result[r] == 1 && dead[r] == 0);
+    f += expect_true("ftc_comm_recovered_calls: none without a failure",
+                     ftc_comm_recovered_calls(comm) == 0);
+    f += expect_true("ftc_comm_recovered_calls(NULL comm) is -1",
+                     ftc_comm_recovered_calls(NULL) == -1);
     f += expect_success("ftc_allreduce_set_strict(1)", ftc_allreduce_set_strict(comm, 1));
     f += expect_success("strict ftc_allreduce with every rank",
                         ftc_allreduce(MPI_IN_PLACE, &value, 1, MPI_LONG, MPI_SUM, comm));
