@@ -82,6 +82,7 @@ struct ftc_allgather_state {
     ftc_known_type known;             /* spares the type queries of most calls */
     ftc_allgather_choice last;
     ftc_schedule *plans[FTC_ALLGATHER_ALGORITHM_COUNT];   /* built on first use */
+    bool own_block_alone[FTC_ALLGATHER_ALGORITHM_COUNT];  /* of each plan, found with it */
 };
 
 /* ---- the module (module.h) ---------------------------------------------------- */
@@ -218,24 +219,25 @@ static int check_arguments(side *send, side *recv, bool in_place, ftc_comm_t com
 
 /* ---- choice and plan --------------------------------------------------- */
 
-static void choose(ftc_comm_t comm, size_t block_bytes, ftc_allgather_choice *choice)
+/* The call's choice, written where ftc_allgather_last_choice reads it (no
+ * copy of its reason on every call), and logged when it changed. */
+static ftc_allgather_algorithm choose(ftc_comm_t comm, size_t block_bytes)
 {
+    ftc_allgather_choice *choice = &comm->allgather->last;
+    const ftc_allgather_algorithm selected_before = choice->selected,
+                                  executed_before = choice->executed;
     choice->requested = comm->allgather->forced;
     choice->selected = choice->requested == FTC_ALLGATHER_AUTO
         ? ftc_allgather_decide(comm->size, block_bytes) : choice->requested;
     choice->executed = ftc_allgather_resolve(choice->selected, comm->size, block_bytes,
                                              choice->reason, sizeof(choice->reason));
-}
-
-static void log_choice_if_new(ftc_comm_t comm, const ftc_allgather_choice *now)
-{
-    const ftc_allgather_choice *before = &comm->allgather->last;
     if (comm->verbose && comm->rank == 0
-        && (now->selected != before->selected || now->executed != before->executed))
+        && (choice->selected != selected_before || choice->executed != executed_before))
         fprintf(stderr, "ftcoll: allgather on %d ranks: %s%s%s%s\n", comm->size,
-                ftc_allgather_algorithm_name(now->executed),
-                now->requested == FTC_ALLGATHER_AUTO ? " (decision table)" : " (forced)",
-                now->reason[0] ? " — " : "", now->reason);
+                ftc_allgather_algorithm_name(choice->executed),
+                choice->requested == FTC_ALLGATHER_AUTO ? " (decision table)" : " (forced)",
+                choice->reason[0] ? " — " : "", choice->reason);
+    return choice->executed;
 }
 
 static int plan_for(ftc_comm_t comm, ftc_allgather_algorithm alg, const ftc_schedule **out)
@@ -253,6 +255,7 @@ static int plan_for(ftc_comm_t comm, ftc_allgather_algorithm alg, const ftc_sche
                             ftc_allgather_algorithm_name(alg));
         }
         comm->allgather->plans[alg] = plan;
+        comm->allgather->own_block_alone[alg] = ftc_schedule_sends_own_block_alone(plan);
     }
     *out = plan;
     return MPI_SUCCESS;
@@ -283,7 +286,7 @@ static int place_own_block(const ftc_schedule *plan, const side *send, bool in_p
 static int gather_blocks(ftc_comm_t comm, const ftc_schedule *plan, const side *send,
                          bool in_place, ftc_slots *slots, ftc_allgather_algorithm algorithm)
 {
-    const bool own_block_after = !in_place && ftc_schedule_sends_own_block_alone(plan);
+    const bool own_block_after = !in_place && comm->allgather->own_block_alone[algorithm];
     const ftc_own_block own = { plan->own_slot, send->buf, send->count, send->type };
     slots->own = own_block_after ? &own : NULL;
     int rc = own_block_after ? MPI_SUCCESS
@@ -316,10 +319,7 @@ int ftc_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
     }
 
     const size_t block_bytes = (size_t)recv.count * (size_t)recv.type_size;
-    ftc_allgather_choice choice;
-    choose(comm, block_bytes, &choice);
-    log_choice_if_new(comm, &choice);
-    comm->allgather->last = choice;
+    const ftc_allgather_algorithm executed = choose(comm, block_bytes);
     /* Even an empty block runs the schedule (of empty messages): returning
      * at once would leave waiting any rank that passed a larger block. */
 
@@ -330,11 +330,11 @@ int ftc_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
         .contiguous = recv.contiguous, .slot_bytes = block_bytes,
     };
     const ftc_schedule *plan = NULL;
-    rc = plan_for(comm, choice.executed, &plan);
+    rc = plan_for(comm, executed, &plan);
     if (rc == MPI_SUCCESS && ftc_ft_failure_known(comm->ft))
         rc = FTC_EXEC_INTERRUPTED;
     if (rc == MPI_SUCCESS)
-        rc = gather_blocks(comm, plan, &send, in_place, &slots, choice.executed);
+        rc = gather_blocks(comm, plan, &send, in_place, &slots, executed);
     /* a rank died: settle with the survivors (who may wait for this rank), report it */
     if (rc == FTC_EXEC_INTERRUPTED || ftc_ft_is_process_failure(rc))
         rc = ftc_ft_interrupted(comm, "ftc_allgather");
