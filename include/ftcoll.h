@@ -197,10 +197,12 @@ int ftc_allreduce_last_report(ftc_comm_t comm, ftc_allreduce_report *report, int
 
 /*
  * How many fault-tolerant calls on `comm` (allreduce, broadcast, barrier)
- * ran a recovery round on this rank so far: every call in which it found a
- * rank dead, or was finished by the survivors. A test that costs nothing,
- * after a call, of whether its report says anything failed; -1 for a NULL
- * communicator.
+ * so far wrote a report with recovery_rounds > 0 on this rank: a test that
+ * costs nothing, after a call, of whether ftc_allreduce_last_report has
+ * news of a failure. A broadcast from a root dead since an earlier call
+ * fails without a round, and the meetings that settle outside a call
+ * (ftc_comm_survivors, ftc_comm_free) write no report: neither counts.
+ * -1 for a NULL communicator.
  */
 long ftc_comm_recovered_calls(ftc_comm_t comm);
 

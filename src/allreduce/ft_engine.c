@@ -133,7 +133,9 @@ int ftc_ft_exchange(ftc_ft_call *c, const void *send, int send_count, void *rece
     int sent = 0;
     if (rc == MPI_SUCCESS)
         rc = MPI_Test(&r[1], &sent, MPI_STATUS_IGNORE);
-    return ftc_ft_complete_transfer(c, rc, r, expected, sent ? 1 : 2, "exchanging with", peer);
+    /* on an error the send may be complete and still held: both are released */
+    const int watched = rc == MPI_SUCCESS && sent ? 1 : 2;
+    return ftc_ft_complete_transfer(c, rc, r, expected, watched, "exchanging with", peer);
 }
 
 void ftc_ft_combine(ftc_ft_call *c, bool partner_is_higher)

@@ -80,6 +80,28 @@ static bool lost_by_plan(int call)
 }
 
 /* One call; *delivered says whether it returned the data. */
+/* The cheap test of "anything failed?" agrees with the call's report: it
+ * moves by one exactly in a call that ran a recovery round (a root lost
+ * before any survivor held its data, found in the call or in an earlier
+ * one, included). */
+static int check_recovered_count(ftc_comm_t comm, int rank, int call)
+{
+    static long before = 0;
+    ftc_allreduce_report report;
+    if (ftc_allreduce_last_report(comm, &report, NULL, NULL) != MPI_SUCCESS) {
+        fprintf(stderr, "FAIL rank %d call %d: no report: %s\n", rank, call, ftc_error_message());
+        return 1;
+    }
+    const long now = ftc_comm_recovered_calls(comm);
+    const int wrong = now != before + (report.recovery_rounds > 0);
+    if (wrong)
+        fprintf(stderr, "FAIL rank %d call %d: ftc_comm_recovered_calls went from %ld to %ld in "
+                "a call of %d recovery rounds\n", rank, call, before, now,
+                report.recovery_rounds);
+    before = now;
+    return wrong;
+}
+
 static int check_call(ftc_comm_t comm, int rank, int p, int call, int *delivered)
 {
     const int root = root_of(call, p), count = count_of(call);
@@ -107,6 +129,7 @@ static int check_call(ftc_comm_t comm, int rank, int p, int call, int *delivered
     }
     if (rank != root || rc == MPI_SUCCESS)
         wrong += check_elements(rank, call, data, count, stride, rc == MPI_SUCCESS);
+    wrong += check_recovered_count(comm, rank, call);
     if (type != MPI_DOUBLE)
         MPI_Type_free(&type);
     free(data);

@@ -848,17 +848,24 @@ static void apply_effect(world *w, proc *q, const xfer *x, const message *m)
     }
 }
 
+/* The failure-free attempt posts an exchange's send first (ftc_ft_exchange),
+ * the other stages their receive first. */
+static bool sends_first(const proc *q)
+{
+    return q->st == ST_ATTEMPT;
+}
+
 /* Runs the local steps and sets the next event of the stage's transfers. */
 static void go(world *w, proc *q)
 {
     while (q->at < q->nxf && !w->failed) {
         const xfer *x = &q->xf[q->at];
-        if (x->from >= 0) {
-            q->next = OP_POST_RECV;
+        if (x->to >= 0 && (x->from < 0 || sends_first(q))) {
+            q->next = OP_POST_SEND;
             return;
         }
-        if (x->to >= 0) {
-            q->next = OP_POST_SEND;
+        if (x->from >= 0) {
+            q->next = OP_POST_RECV;
             return;
         }
         apply_effect(w, q, x, NULL);
@@ -1421,11 +1428,11 @@ static void step(world *w, proc *q)
     switch (q->next) {
     case OP_POST_RECV:
         post_recv(w, q, x);
-        q->next = x->to >= 0 ? OP_POST_SEND : OP_WAIT;
+        q->next = x->to >= 0 && !sends_first(q) ? OP_POST_SEND : OP_WAIT;
         break;
     case OP_POST_SEND:
         post_send(w, q, x);
-        q->next = OP_WAIT;
+        q->next = x->from >= 0 && sends_first(q) ? OP_POST_RECV : OP_WAIT;
         break;
     case OP_WAIT:
         finish_transfer(w, q);
