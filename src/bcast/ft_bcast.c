@@ -284,6 +284,13 @@ typedef struct {
     int last_peer;                   /* for the watchdog's progress note */
 } sends_in_flight;
 
+/* None yet: the requests are written as sends are posted. */
+static void start_sends(sends_in_flight *f)
+{
+    f->count = 0;
+    f->last_peer = -1;
+}
+
 static void release_sends(sends_in_flight *f)
 {
     ftc_ft_abandon(f->requests, NULL, f->count);
@@ -391,8 +398,7 @@ static int run_pair(bcast_call *b)
     const plan_step s = b->me == b->root_index ? (plan_step){ data, none }
                                                : (plan_step){ none, data };
     sends_in_flight in_flight;
-    in_flight.count = 0;
-    in_flight.last_peer = -1;
+    start_sends(&in_flight);
     int rc = exchange(b, &s, 0, &in_flight);
     if (rc == MPI_SUCCESS)
         rc = flushed(b, &in_flight, 0);
@@ -418,9 +424,8 @@ static int run_attempt(bcast_call *b)
         return run_pair(b);
     int rc = prepare_data(b);
     const int steps = steps_of(b), holds_after = last_data_step(b);
-    sends_in_flight in_flight;   /* requests are written as sends are posted */
-    in_flight.count = 0;
-    in_flight.last_peer = -1;
+    sends_in_flight in_flight;
+    start_sends(&in_flight);
     for (int step = 0; rc == MPI_SUCCESS && step < steps; step++) {
         const plan_step s = step_of(b, step);
         rc = exchange(b, &s, step, &in_flight);

@@ -109,3 +109,15 @@ int user_traffic_finish(user_traffic *u)
     MPI_Barrier(MPI_COMM_WORLD);
     return wrong;
 }
+
+int check_recovered_calls(ftc_comm_t comm, long *before, int recovery_rounds, int rank,
+                          int call)
+{
+    const long now = ftc_comm_recovered_calls(comm);
+    const int wrong = now != *before + (recovery_rounds > 0);
+    if (wrong)
+        fprintf(stderr, "FAIL rank %d call %d: ftc_comm_recovered_calls went from %ld to %ld in "
+                "a call of %d recovery rounds\n", rank, call, *before, now, recovery_rounds);
+    *before = now;
+    return wrong;
+}

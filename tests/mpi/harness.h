@@ -1,11 +1,14 @@
 /* What every MPI test program shares: stopping on the harness's own
- * failures (not ftcoll's), and naming MPI error classes in reports. */
+ * failures (not ftcoll's), naming MPI error classes in reports, and the
+ * checks that several tests make. */
 #ifndef FTCOLL_TEST_HARNESS_H
 #define FTCOLL_TEST_HARNESS_H
 
 #include <stddef.h>
 
 #include <mpi.h>
+
+#include "ftcoll.h"
 
 /* The test itself cannot go on (out of memory, an MPI call of the harness
  * failed): report and MPI_Abort. */
@@ -18,6 +21,14 @@ void die(const char *what);
 _Noreturn void leave_without_finalize(int status);
 void *checked_malloc(size_t bytes);
 void mpi_or_die(int rc, const char *what);
+
+/* ftc_comm_recovered_calls, the cheap test of "anything failed?", against
+ * the report of the call just made (`recovery_rounds` its rounds): it must
+ * move by one exactly in a call with a recovery round. `*before` carries
+ * the count from call to call (0 before the first). Returns 1, with a FAIL
+ * line, when they disagree. */
+int check_recovered_calls(ftc_comm_t comm, long *before, int recovery_rounds, int rank,
+                          int call);
 
 /* The MPI error class of a return code (MPI_SUCCESS stays itself). */
 int class_of(int rc);

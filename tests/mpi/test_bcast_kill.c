@@ -79,29 +79,21 @@ static bool lost_by_plan(int call)
     return text && atoi(text) == call;
 }
 
-/* One call; *delivered says whether it returned the data. */
-/* The cheap test of "anything failed?" agrees with the call's report: it
- * moves by one exactly in a call that ran a recovery round (a root lost
- * before any survivor held its data, found in the call or in an earlier
- * one, included). */
+/* The count of calls with a recovery round against this call's report
+ * (a root lost before any survivor held its data counts when the call
+ * found it, not in the later calls from it). */
 static int check_recovered_count(ftc_comm_t comm, int rank, int call)
 {
-    static long before = 0;
+    static long before = 0;   /* one communicator */
     ftc_allreduce_report report;
     if (ftc_allreduce_last_report(comm, &report, NULL, NULL) != MPI_SUCCESS) {
         fprintf(stderr, "FAIL rank %d call %d: no report: %s\n", rank, call, ftc_error_message());
         return 1;
     }
-    const long now = ftc_comm_recovered_calls(comm);
-    const int wrong = now != before + (report.recovery_rounds > 0);
-    if (wrong)
-        fprintf(stderr, "FAIL rank %d call %d: ftc_comm_recovered_calls went from %ld to %ld in "
-                "a call of %d recovery rounds\n", rank, call, before, now,
-                report.recovery_rounds);
-    before = now;
-    return wrong;
+    return check_recovered_calls(comm, &before, report.recovery_rounds, rank, call);
 }
 
+/* One call; *delivered says whether it returned the data. */
 static int check_call(ftc_comm_t comm, int rank, int p, int call, int *delivered)
 {
     const int root = root_of(call, p), count = count_of(call);
