@@ -256,24 +256,29 @@ static int run_attempt(ftc_ft_call *c)
 /* Where the result of a call completed here is kept, for ranks that may
  * finish that call late (ft_recovery.c serves it from there): NULL when no
  * rank could ever ask (ftc_ft_keeps_results: ULFM, three or more live
- * ranks). Every call of the engine's numbering keeps through here, whoever
- * ran its attempt; `everyone_entered` as for ftc_ft_end_call. */
+ * ranks) or when every late rank holds it (FTC_EVERYONE_HOLDS: the slot
+ * only records the value's shape; serving with empty holdings, this rank
+ * receives the value into it, and sizes it then). Every call of the
+ * engine's numbering keeps through here, whoever ran its attempt. */
 static int keep_room(ftc_comm_t comm, long number, const ftc_holdings *held, int count,
-                     MPI_Datatype type, size_t bytes, bool everyone_entered, char **room)
+                     MPI_Datatype type, size_t bytes, ftc_completed_as how, char **room)
 {
     *room = NULL;
-    ftc_ft_end_call(comm->ft, number, held, everyone_entered);
+    ftc_ft_end_call(comm->ft, number, how == FTC_EVERYONE_HOLDS ? NULL : held,
+                    how != FTC_OTHERS_MAY_LAG);
     if (!ftc_ft_keeps_results(comm->ft))
         return MPI_SUCCESS;
     ftc_kept_result *k = ftc_allreduce_kept_result(comm, number);   /* kept just now */
-    int rc = ftc_ensure_capacity(&k->data, &k->capacity, bytes > 0 ? bytes : 1);
+    k->bytes = bytes;
+    k->count = count;
+    k->type = type;
+    if (how == FTC_EVERYONE_HOLDS)
+        return MPI_SUCCESS;
+    const int rc = ftc_ensure_capacity(&k->data, &k->capacity, bytes > 0 ? bytes : 1);
     if (rc != MPI_SUCCESS) {
         ftc_ft_drop_kept(comm->ft);
         return rc;
     }
-    k->bytes = bytes;
-    k->count = count;
-    k->type = type;
     *room = k->data;
     return MPI_SUCCESS;
 }
@@ -291,8 +296,8 @@ ftc_kept_result *ftc_allreduce_kept_result(ftc_comm_t comm, long number)
 static int keep_result(ftc_ft_call *c)
 {
     char *room;
-    const int rc = keep_room(c->comm, c->number, &c->held, c->count, c->type, c->bytes, true,
-                             &room);
+    const int rc = keep_room(c->comm, c->number, &c->held, c->count, c->type, c->bytes,
+                             FTC_EVERYONE_ENTERED, &room);
     if (rc == MPI_SUCCESS && room && c->bytes > 0)
         memcpy(room, c->current, c->bytes);
     return rc;
@@ -472,9 +477,9 @@ void ftc_allreduce_injection_point(ftc_comm_t comm, long number, int step, ftc_i
 
 int ftc_allreduce_attempt_completed(ftc_comm_t comm, long number, const ftc_holdings *held,
                                     int count, MPI_Datatype type, size_t bytes,
-                                    bool everyone_entered, char **keep_into)
+                                    ftc_completed_as how, char **keep_into)
 {
-    const int rc = keep_room(comm, number, held, count, type, bytes, everyone_entered, keep_into);
+    const int rc = keep_room(comm, number, held, count, type, bytes, how, keep_into);
     report_call(comm, held);   /* its failure-free attempt completed it */
     return rc;
 }

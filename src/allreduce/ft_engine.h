@@ -38,19 +38,29 @@ ftc_holdings *ftc_allreduce_call_holdings(ftc_comm_t comm);
 void ftc_allreduce_injection_point(ftc_comm_t comm, long number, int step, ftc_inject_when when,
                                    MPI_Request *send);
 
+/* What a rank knows of the others when its attempt completes a call. */
+typedef enum {
+    FTC_OTHERS_MAY_LAG,    /* some may not have entered it yet (a broadcast without tokens) */
+    FTC_EVERYONE_ENTERED,  /* none completes it before every live rank entered it */
+    FTC_EVERYONE_HOLDS,    /* none completes it before every live rank holds its value:
+                            * a rank still inside it needs nothing served */
+} ftc_completed_as;
+
 /*
  * The attempt of call `number` completed here, its value (`count` x `type`,
  * `bytes` in all) holding `held`: reports it (S = held) and returns in
  * *keep_into where the caller writes the value for ranks that may finish
- * the call late, NULL when none ever could. `everyone_entered`: no rank
- * could complete the call before every live rank entered it; a call
- * without that property (a broadcast without tokens) must come within
- * FTC_FT_WINDOW calls of one with it (ftc_ft_end_call), and is small:
- * its value is kept beside the window's first.
+ * the call late, NULL when none ever could need it (no late rank can
+ * exist, or `how` is FTC_EVERYONE_HOLDS: then a late rank brings the value
+ * itself, and this rank serves it with empty holdings, receiving the value
+ * into room it makes then). A call
+ * FTC_OTHERS_MAY_LAG must come within FTC_FT_WINDOW calls of one that is
+ * not (ftc_ft_end_call), and is small: its value is kept beside the
+ * window's first.
  */
 int ftc_allreduce_attempt_completed(ftc_comm_t comm, long number, const ftc_holdings *held,
                                     int count, MPI_Datatype type, size_t bytes,
-                                    bool everyone_entered, char **keep_into);
+                                    ftc_completed_as how, char **keep_into);
 
 /*
  * A failure stopped the attempt of call `number`, this rank's `value` (as

@@ -33,9 +33,20 @@
  *             holdings S = {root}, in the layer's kept window): a rank
  *             still in this call when others completed it gets the data
  *             from them in a meeting
+ *   confirm   large messages, three or more live ranks (select.h): no
+ *             tokens beside the data, a dissemination barrier of tokens
+ *             after it, entered once this rank holds the data; a rank that
+ *             completes it knows every live rank holds the data, so it
+ *             keeps no copy, and a rank still inside the call at a meeting
+ *             brings the data itself (confirm_everyone_holds)
+ *
+ *   rank  0        1        2        3           (4 ranks, root 0)
+ *   data  0->1, 0->2, 1->3                       (the plan, no tokens)
+ *   then  i->i+1 (mod 4), then i->i+2 (mod 4)    (once i holds the data)
  *
  * Cost without failure: the plan's (see its header), plus the packed copy
- * kept for late ranks (three or more live ranks), plus for the scatter's
+ * kept for late ranks (three or more live ranks, small messages) or the
+ * confirmation's ceil(log2 p) alpha (large ones), plus for the scatter's
  * receivers one local copy.
  */
 #include "ft_bcast.h"
@@ -72,6 +83,7 @@ typedef struct {
     int n, me, root_index;
     bool root_alive;       /* else every message is an empty token */
     bool tokens;           /* the dissemination's empty messages are sent (sends_tokens) */
+    bool confirms;         /* the confirmation follows the plan: nothing kept */
     /* what travels: the user's (count, type) for the dissemination; for
      * the scatter, packed bytes in a private copy, so that ranks whose
      * (count, type) differ (same type signature, as MPI allows) cut the
@@ -373,10 +385,40 @@ static int exchange(bcast_call *b, const plan_step *s, int step, sends_in_flight
  */
 static bool sends_tokens(const bcast_call *b)
 {
-    if (!ftc_ft_keeps_results(b->ft))
+    if (!ftc_ft_keeps_results(b->ft) || b->confirms)
         return false;
     return b->algorithm != FTC_BCAST_DISSEMINATION || !b->root_alive ||
            b->number % ftc_bcast_token_period(b->bytes) == 0;
+}
+
+/*
+ * Whether this call confirms (select.h): where a late rank could be
+ * served at all, with the root alive (else nobody holds the data: the
+ * tokens run as usual and every survivor fails alike).
+ */
+static bool confirms(const bcast_call *b)
+{
+    return ftc_ft_keeps_results(b->ft) && b->root_alive && ftc_bcast_confirms(b->bytes);
+}
+
+/*
+ * The confirmation: the dissemination barrier's exchanges, tokens only,
+ * numbered after the plan's steps. A rank starts it holding the data and
+ * completes it having heard, through the chain of receives, from every
+ * live rank after that rank held the data. Its tokens travel on the
+ * call's tag behind the plan's messages: between two ranks MPI keeps
+ * them in order, and a rank posts its plan's receives first.
+ */
+static int confirm_everyone_holds(bcast_call *b, sends_in_flight *f)
+{
+    const int plan_steps = steps_of(b);
+    int rc = MPI_SUCCESS;
+    for (int k = 0; rc == MPI_SUCCESS && k < ftc_dissemination_steps(b->n); k++) {
+        const ftc_dissemination_step d = ftc_dissemination_step_of(b->me, b->root_index, b->n, k);
+        const plan_step s = { { d.send_to, 0, 0 }, { d.receive_from, 0, 0 } };
+        rc = exchange(b, &s, plan_steps + k, f);
+    }
+    return rc;
 }
 
 /* finish_sends for the plan's loop: an MPI error named. */
@@ -419,6 +461,7 @@ static int run_attempt(bcast_call *b)
     b->algorithm = b->root_alive ? ftc_bcast_decide(b->n, b->bytes,
                                                     (ftc_bcast_algorithm)b->comm->bcast_plan)
                                  : FTC_BCAST_DISSEMINATION;
+    b->confirms = confirms(b);
     b->tokens = sends_tokens(b);
     if (b->n == 2 && b->root_alive && b->algorithm == FTC_BCAST_DISSEMINATION)
         return run_pair(b);
@@ -434,6 +477,8 @@ static int run_attempt(bcast_call *b)
             rc = flushed(b, &in_flight, step);   /* the scatter's last step: the ring follows */
         b->holds_data |= rc == MPI_SUCCESS && step == holds_after;
     }
+    if (rc == MPI_SUCCESS && b->confirms)
+        rc = confirm_everyone_holds(b, &in_flight);
     if (rc == MPI_SUCCESS)
         rc = flushed(b, &in_flight, steps - 1);
     return rc == MPI_SUCCESS && b->holds_data ? deliver_data(b) : rc;
@@ -457,7 +502,16 @@ static int root_lost(const bcast_call *b)
                                            "any survivor", b->root);
 }
 
-/* The call is over here without a meeting: reported, its value kept. */
+/* What this rank knows of the others as its attempt completes. */
+static ftc_completed_as completed_as(const bcast_call *b)
+{
+    if (b->confirms)
+        return FTC_EVERYONE_HOLDS;
+    return b->tokens ? FTC_EVERYONE_ENTERED : FTC_OTHERS_MAY_LAG;
+}
+
+/* The call is over here without a meeting: reported, its value kept
+ * unless the confirmation made that needless. */
 static int complete(const bcast_call *b)
 {
     word_layout layout = { 0, 0 };   /* sized only when the value is kept */
@@ -465,7 +519,7 @@ static int complete(const bcast_call *b)
     char *keep_into = NULL;
     if (rc == MPI_SUCCESS)
         rc = ftc_allreduce_attempt_completed(b->comm, b->number, holdings_of(b), layout.words,
-                                             MPI_UINT64_T, word_bytes(&layout), b->tokens,
+                                             MPI_UINT64_T, word_bytes(&layout), completed_as(b),
                                              &keep_into);
     if (rc == MPI_SUCCESS && keep_into) {
         if (b->holds_data)

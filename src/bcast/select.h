@@ -25,6 +25,12 @@
  * one period fit in FTC_BCAST_KEPT_BYTES (down to 1: tokens every call).
  * It is a power of two, so a call whose number is a multiple of
  * FTC_FT_WINDOW has tokens whatever the sizes before it.
+ *
+ * The confirmation: from FTC_BCAST_CONFIRM_BYTES on, copying each result
+ * for late ranks costs more than making sure there are none. Such a call
+ * runs its plan without tokens, then the tokens as a dissemination
+ * barrier that each rank enters once it holds the data: a rank completes
+ * the call only when every live rank holds the data, so it keeps nothing.
  */
 #ifndef FTCOLL_BCAST_SELECT_H
 #define FTCOLL_BCAST_SELECT_H
@@ -38,8 +44,9 @@ typedef enum {
     FTC_BCAST_SCATTER_RING = 1,   /* "scatter_ring" */
 } ftc_bcast_algorithm;
 
-/* Bytes of results one period of calls may keep for late ranks. */
-enum { FTC_BCAST_KEPT_BYTES = 1 << 20 };
+/* Bytes of results one period of calls may keep for late ranks; the
+ * size from which a call confirms instead (every call above keeps none). */
+enum { FTC_BCAST_KEPT_BYTES = 1 << 20, FTC_BCAST_CONFIRM_BYTES = 128 << 10 };
 
 /* For p live ranks and a message of `bytes` (count x size of the type):
  * `forced` unless it is FTC_BCAST_AUTO, else the table's choice. */
@@ -52,5 +59,9 @@ bool ftc_bcast_algorithm_parse(const char *name, ftc_bcast_algorithm *out);
 /* A binomial-flow broadcast of `bytes` sends its tokens on the calls whose
  * number is a multiple of this: a power of two, 1 .. FTC_FT_WINDOW. */
 long ftc_bcast_token_period(size_t bytes);
+
+/* Whether a broadcast of `bytes` (either plan) ends with the confirmation
+ * and keeps no copy of its result. */
+static inline bool ftc_bcast_confirms(size_t bytes) { return bytes >= FTC_BCAST_CONFIRM_BYTES; }
 
 #endif

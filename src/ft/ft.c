@@ -323,7 +323,10 @@ void ftc_ft_end_call(ftc_ft *ft, long number, const ftc_holdings *held, bool eve
     if (starts)
         ft->kept_first = number;
     ft->kept_last = number;
-    ftc_holdings_copy(&ft->kept_held[number % FTC_FT_WINDOW], held);
+    if (held)
+        ftc_holdings_copy(&ft->kept_held[number % FTC_FT_WINDOW], held);
+    else
+        ftc_holdings_clear(&ft->kept_held[number % FTC_FT_WINDOW]);
 }
 
 void ftc_ft_drop_kept(ftc_ft *ft)

@@ -111,14 +111,17 @@ long ftc_ft_begin_call(ftc_ft *ft);
 bool ftc_ft_keeps_results(const ftc_ft *ft);
 
 /*
- * The call completed here with result holdings S: kept for late ranks when
- * ftc_ft_keeps_results, else the kept window is emptied (a meeting that
- * wanted a result would fail alike everywhere, never serve stale data).
- * `everyone_entered`: no rank can complete this call before every live
- * rank entered it (an allreduce, a broadcast with its tokens, a call
- * finished in a meeting), so no rank can be late in an older one and the
- * kept window starts afresh here; else the call joins the window, which
- * the collectives keep within FTC_FT_WINDOW calls (reconcile.h).
+ * The call completed here with result holdings S (`held`): kept for late
+ * ranks when ftc_ft_keeps_results, else the kept window is emptied (a
+ * meeting that wanted a result would fail alike everywhere, never serve
+ * stale data). `everyone_entered`: no rank can complete this call before
+ * every live rank entered it (an allreduce, a broadcast with its tokens, a
+ * call finished in a meeting), so no rank can be late in an older one and
+ * the kept window starts afresh here; else the call joins the window,
+ * which the collectives keep within FTC_FT_WINDOW calls (reconcile.h).
+ * `held` NULL: no rank could complete the call before every live rank held
+ * its result, so a late rank brings the result itself and this one serves
+ * with empty holdings (it keeps no copy).
  */
 void ftc_ft_end_call(ftc_ft *ft, long number, const ftc_holdings *held, bool everyone_entered);
 

@@ -14,7 +14,8 @@
  * message once, their lengths differing by at most one. The choice follows
  * Open MPI's fixed rules, written out as their condition, and yields to
  * FTCOLL_BCAST_PLAN's names; the binomial flow's token period keeps a
- * period's copies within the budget and divides the window.
+ * period's copies within the budget and divides the window; messages from
+ * the confirmation's size on confirm, smaller ones keep copies.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -215,6 +216,18 @@ static void token_period_bounds_the_kept_bytes(void **state)
     assert_int_equal(ftc_bcast_token_period(FTC_BCAST_KEPT_BYTES), 1);
 }
 
+/* From FTC_BCAST_CONFIRM_BYTES on a call confirms and keeps nothing;
+ * below, it keeps its copy, with tokens less often than every call. */
+static void large_messages_confirm(void **state)
+{
+    (void)state;
+    assert_false(ftc_bcast_confirms(0));
+    assert_false(ftc_bcast_confirms(FTC_BCAST_CONFIRM_BYTES - 1));
+    assert_true(ftc_bcast_confirms(FTC_BCAST_CONFIRM_BYTES));
+    assert_true(ftc_bcast_confirms(SIZE_MAX));
+    assert_true(ftc_bcast_token_period(FTC_BCAST_CONFIRM_BYTES - 1) > 1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -223,6 +236,7 @@ int main(void)
         cmocka_unit_test(choice_follows_open_mpi),
         cmocka_unit_test(plan_names),
         cmocka_unit_test(token_period_bounds_the_kept_bytes),
+        cmocka_unit_test(large_messages_confirm),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
