@@ -9,7 +9,8 @@
 #                    summary names the dead; a program whose point-to-point
 #                    calls reach a dead rank ends with MPI's error
 #   pmpi.guard_stop  a bad argument on one rank stops every rank cleanly
-#   pmpi.ftcrun.*    bad options are errors with the reason
+#   pmpi.ftcrun.*    bad options are errors with the reason; a launcher that
+#                    outlives every rank is stopped
 set(ftcrun ${PROJECT_BINARY_DIR}/ftcrun)
 set(expect_run ${PROJECT_SOURCE_DIR}/tests/scripts/expect_run.sh)
 set(compare ${PROJECT_SOURCE_DIR}/tests/scripts/pmpi_compare.sh)
@@ -76,6 +77,13 @@ pmpi_test(pmpi.guard_stop 4 ${expect_run} 71
   "MPI_Allreduce stopped on every rank at check-in 1: 1 rank\\(s\\) raised an error: rank 2: ftc_allreduce: count is negative \\(-1\\)"
   "every rank ends with exit status 71" --
   ${ftcrun_launch} -n 4 --guard every=1,timeout=30 -- $<TARGET_FILE:pmpi_test_pmpi> badarg 2)
+
+# a launcher that outlives every rank is stopped; the program's status stands
+pmpi_test(pmpi.ftcrun.stuck_launcher 4 ${expect_run} 71
+  "the launcher outlived every rank and was stopped" "non-zero exit: rank 0: 71" --
+  ${CMAKE_COMMAND} -E env FTCOLL_REAL_MPIRUN=${FTCOLL_MPIEXEC}
+  ${ftcrun_launch} -n 4 --mpirun ${PROJECT_SOURCE_DIR}/tests/scripts/stuck_launcher.sh
+  --guard every=1,timeout=30 -- $<TARGET_FILE:pmpi_test_pmpi> badarg 2)
 
 # bad options: exit status 2, the reason
 pmpi_test(pmpi.ftcrun.bad_guard 1 ${expect_run} 2 "--guard \"every=x\": " --
