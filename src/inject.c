@@ -41,6 +41,7 @@ static bool parse_step(const char *value, int *step)
         { "fold-in", FTC_INJECT_STEP_FOLD_IN },
         { "fold-out", FTC_INJECT_STEP_FOLD_OUT },
         { "handout", FTC_INJECT_STEP_HANDOUT },
+        { "confirm", FTC_INJECT_STEP_CONFIRM },
     };
     for (size_t i = 0; i < sizeof(named) / sizeof(named[0]); i++)
         if (strcmp(value, named[i].name) == 0) {
@@ -92,7 +93,7 @@ static bool parse_field(parse_context *ctx, char *field, ftc_injection *kill, un
         *seen |= 2u;
     } else if (strcmp(key, "step") == 0) {
         if (!parse_step(value, &kill->step))
-            return reject(ctx, value, "step must be 0..64, fold-in, fold-out or handout");
+            return reject(ctx, value, "step must be 0..64, fold-in, fold-out, handout or confirm");
     } else if (strcmp(key, "at") == 0) {
         if (!parse_when(value, &kill->when))
             return reject(ctx, value, "at must be before-send, after-send or recovery");

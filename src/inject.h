@@ -14,7 +14,8 @@
  *   round=K    the round of that call: 0 is the failure-free attempt, 1.. are
  *              recoveries (default 0; at=recovery defaults to 1).
  *   step=S     a step number of the round's recursive doubling (from 0), or
- *              fold-in, fold-out, handout (default 0).
+ *              fold-in, fold-out, handout, confirm (a large allreduce's
+ *              confirmation, its first exchange) (default 0).
  *   at=A       before-send (default), after-send: around the rank's sends of
  *              that step; recovery: while the survivors agree on the failed
  *              ranks at the start of the round (step is then ignored).
@@ -32,6 +33,7 @@ enum {
     FTC_INJECT_STEP_FOLD_IN = -1,
     FTC_INJECT_STEP_FOLD_OUT = -2,
     FTC_INJECT_STEP_HANDOUT = -3,
+    FTC_INJECT_STEP_CONFIRM = -4,   /* an allreduce's confirmation (its first exchange) */
 };
 
 typedef enum { FTC_INJECT_BEFORE_SEND, FTC_INJECT_AFTER_SEND, FTC_INJECT_RECOVERY } ftc_inject_when;

@@ -88,6 +88,8 @@ typedef struct {
     ftc_rd_progress progress;     /* how far the failure-free attempt got */
     ftc_holdings held;            /* what `current` holds, once a failure was detected */
     bool have_held;
+    bool confirmed;               /* every live rank held the result before this rank
+                                   * completed: nothing kept (confirm_everyone_holds) */
     /* for the report */
     ftc_holdings alive_at_start;
     double detected_at;

@@ -19,9 +19,19 @@
  * Large vectors run Rabenseifner's algorithm instead (ft_rabenseifner.c,
  * chosen by select.c); a failure before it completed restarts each
  * survivor from its input, and the meeting finishes the call the same way.
+ * From 128 KiB with three or more live ranks the attempt ends with a
+ * confirmation instead of a copy of the result (confirm_everyone_holds):
+ *
+ *   rank         0   1   2   3   4        (5 live ranks)
+ *   attempt      ... every rank holds the result ...
+ *   confirm k=0  i -> i+1 (mod 5), tokens
+ *           k=1  i -> i+2
+ *           k=2  i -> i+4             then nothing is kept
  *
  * Cost without failure: log2 p exchanges (+2 with a spare), as plain
- * recursive doubling; the sentinel stays posted on its own communicator.
+ * recursive doubling, and the confirmation's ceil(log2 p) empty messages
+ * or a copy of the result; the sentinel stays posted on its own
+ * communicator.
  */
 #include "ft_engine.h"
 
@@ -297,7 +307,7 @@ static int keep_result(ftc_ft_call *c)
 {
     char *room;
     const int rc = keep_room(c->comm, c->number, &c->held, c->count, c->type, c->bytes,
-                             FTC_EVERYONE_ENTERED, &room);
+                             c->confirmed ? FTC_EVERYONE_HOLDS : FTC_EVERYONE_ENTERED, &room);
     if (rc == MPI_SUCCESS && room && c->bytes > 0)
         memcpy(room, c->current, c->bytes);
     return rc;
@@ -439,6 +449,49 @@ static int start_call(ftc_ft_call *c, ftc_comm_t comm, long number, void *value,
     return MPI_SUCCESS;
 }
 
+/*
+ * The confirmation, once this rank holds the result: the dissemination
+ * barrier's exchanges of empty messages over the live ranks, on the call's
+ * tag. A rank completes it only after hearing, through its chain of
+ * receives, from every live rank after that rank held the result; so when
+ * any rank has completed the call, a rank still inside it at a meeting
+ * brings the result itself, and nothing need be kept (FTC_EVERYONE_HOLDS).
+ * Only tokens are left to match on the tag: the attempt received every
+ * message sent to this rank before. A failure detected here leaves the
+ * attempt complete: the rank meets with the whole result.
+ */
+static int confirm_everyone_holds(ftc_ft_call *c)
+{
+    static const char token_out = 0;
+    char token_in = 0;   /* an empty message: nothing is written */
+    const int n = ftc_ft_live_count(c->ft), me = ftc_ft_live_index(c->ft);
+    const MPI_Comm comm = ftc_ft_epoch_comm(c->ft);
+    const int expected[2] = { 0, -1 };   /* receive, send */
+    c->step = FTC_INJECT_STEP_CONFIRM;
+    for (int distance = 1; distance < n; distance *= 2) {
+        const int to = (me + distance) % n, from = (me - distance + n) % n;
+        const bool named = distance == 1;   /* FTCOLL_INJECT's step=confirm */
+        MPI_Request r[2] = { MPI_REQUEST_NULL, MPI_REQUEST_NULL };
+        if (named)
+            ftc_ft_die_if_injected(c, FTC_INJECT_BEFORE_SEND, NULL);
+        int rc = ftc_p2p_isend(&token_out, 0, MPI_BYTE, to, c->tag_of_call, comm, &r[1]);
+        if (rc == MPI_SUCCESS)
+            rc = ftc_p2p_irecv(&token_in, 0, MPI_BYTE, from, c->tag_of_call, comm, &r[0]);
+        if (rc == MPI_SUCCESS && named)
+            ftc_ft_die_if_injected(c, FTC_INJECT_AFTER_SEND, &r[1]);
+        rc = ftc_ft_complete_transfer(c, rc, r, expected, 2, "confirming with", from);
+        if (rc != MPI_SUCCESS)
+            return rc;
+    }
+    c->confirmed = true;
+    return MPI_SUCCESS;
+}
+
+static bool confirms(const ftc_ft_call *c)
+{
+    return ftc_ft_keeps_results(c->ft) && ftc_allreduce_confirms(c->bytes);
+}
+
 int ftc_ft_allreduce_run(ftc_comm_t comm, const void *input, void *value, int count,
                          MPI_Datatype type, MPI_Op op, size_t bytes, int type_size)
 {
@@ -452,6 +505,8 @@ int ftc_ft_allreduce_run(ftc_comm_t comm, const void *input, void *value, int co
         return rc;
     /* a rank others wait for in a meeting goes there first */
     rc = ftc_ft_owes_meeting(comm->ft) ? FTC_DETECTED : run_attempt(&c);
+    if (rc == MPI_SUCCESS && confirms(&c))
+        rc = confirm_everyone_holds(&c);
     if (rc == FTC_DETECTED)
         rc = recover(&c);
     if (rc == MPI_SUCCESS)

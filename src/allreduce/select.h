@@ -18,4 +18,14 @@ ftc_allreduce_algorithm ftc_allreduce_decide(int p, int count, size_t bytes);
  * false if it names none. */
 bool ftc_allreduce_algorithm_parse(const char *name, ftc_allreduce_algorithm *out);
 
+/* From this many bytes a call with three or more live ranks confirms that
+ * every live rank holds the result instead of keeping a copy of it for
+ * late ranks (ft_engine.c): a copy per rank per call costs more there. */
+enum { FTC_ALLREDUCE_CONFIRM_BYTES = 128 << 10 };
+
+static inline bool ftc_allreduce_confirms(size_t bytes)
+{
+    return bytes >= FTC_ALLREDUCE_CONFIRM_BYTES;
+}
+
 #endif

@@ -14,6 +14,8 @@
  * rank, so after a death it must return MPIX_ERR_PROC_FAILED on every
  * survivor, also on ranks that meet a rank still finishing call K (no
  * hang), and leave the communicator working for the calls after it.
+ * FTCOLL_TEST_ALLREDUCE_COUNT=N: N elements per call instead of 5 (from
+ * 16384 longs, 128 KiB, the calls confirm instead of keeping a copy).
  * The lowest survivor prints one line:
  *   allreduce-kill p=P survivors=N calls=C wrong=W S=[...]: PASS|FAIL
  */
@@ -28,7 +30,16 @@
 #include "ftcoll.h"
 #include "harness.h"
 
-enum { CALLS = 4, COUNT = 5, MAX_RANKS = 64 };
+enum { CALLS = 4, DEFAULT_COUNT = 5, MAX_COUNT = 1 << 20, MAX_RANKS = 64 };
+
+static int count_of_calls(void)
+{
+    const char *text = getenv("FTCOLL_TEST_ALLREDUCE_COUNT");
+    const int count = text ? atoi(text) : DEFAULT_COUNT;
+    if (count < 1 || count > MAX_COUNT)
+        die("FTCOLL_TEST_ALLREDUCE_COUNT: expected 1 .. 1048576");
+    return count;
+}
 
 static long input(int rank, int call, int element)
 {
@@ -42,12 +53,12 @@ static bool strict_mode(void)
 }
 
 /* One call: its return code, result and report against expectations. */
-static int check_call(ftc_comm_t comm, int rank, int p, int call, uint64_t *set)
+static int check_call(ftc_comm_t comm, int rank, int p, int call, long *value, int count,
+                      uint64_t *set)
 {
-    long value[COUNT];
-    for (int e = 0; e < COUNT; e++)
+    for (int e = 0; e < count; e++)
         value[e] = input(rank, call, e);
-    const int rc = ftc_allreduce(MPI_IN_PLACE, value, COUNT, MPI_LONG, MPI_SUM, comm);
+    const int rc = ftc_allreduce(MPI_IN_PLACE, value, count, MPI_LONG, MPI_SUM, comm);
     char message[512];
     snprintf(message, sizeof(message), "%s", ftc_error_message());
     ftc_allreduce_report report;
@@ -73,7 +84,7 @@ static int check_call(ftc_comm_t comm, int rank, int p, int call, uint64_t *set)
         fprintf(stderr, "FAIL rank %d call %d: a survivor missing from S\n", rank, call);
         wrong++;
     }
-    for (int e = 0; e < COUNT; e++) {
+    for (int e = 0; e < count; e++) {
         long expected = 0;
         for (int r = 0; r < p; r++)
             expected += in_result[r] ? input(r, call, e) : 0;
@@ -124,10 +135,12 @@ int main(int argc, char **argv)
         die(ftc_error_message());
     int wrong = 0;
     uint64_t sets[CALLS];
+    const int count = count_of_calls();
+    long *value = checked_malloc(sizeof(long) * (size_t)count);
     const char *after = getenv("FTCOLL_TEST_ALLGATHER_AFTER");
     const int allgather_after = after ? atoi(after) : 0;
     for (int call = 0; call < CALLS; call++) {
-        wrong += check_call(comm, rank, p, call + 1, &sets[call]);
+        wrong += check_call(comm, rank, p, call + 1, value, count, &sets[call]);
         if (call + 1 == allgather_after)
             wrong += check_allgather(comm, rank, p);
     }
@@ -160,5 +173,6 @@ int main(int argc, char **argv)
     }
     MPI_Comm_free(&survivors);
     ftc_comm_free(&comm);
+    free(value);
     leave_without_finalize(total_wrong ? 1 : 0);
 }

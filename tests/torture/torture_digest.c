@@ -2,7 +2,7 @@
 
 #include <stdio.h>
 
-static const int cycle_lengths[] = { 1, 3, 7, 64, 513, 1000, TORTURE_MAX_LENGTH };
+static const int cycle_lengths[] = { 1, 3, 7, 64, 513, 1000, TORTURE_CYCLE_LONGEST };
 enum { CYCLE_LENGTHS = sizeof(cycle_lengths) / sizeof(cycle_lengths[0]) };
 
 int torture_cycle_length(int call)

@@ -55,12 +55,13 @@ static void named_steps_and_rounds(void **state)
 {
     (void)state;
     ftc_inject_plan plan = parse_ok("kill rank=0 step=fold-in;kill rank=1 step=fold-out at=after-send;"
-                                    "kill rank=2 step=handout round=2");
+                                    "kill rank=2 step=handout round=2;kill rank=3 step=confirm");
     assert_int_equal(plan.kills[0].step, FTC_INJECT_STEP_FOLD_IN);
     assert_int_equal(plan.kills[1].step, FTC_INJECT_STEP_FOLD_OUT);
     assert_int_equal(plan.kills[1].when, FTC_INJECT_AFTER_SEND);
     assert_int_equal(plan.kills[2].step, FTC_INJECT_STEP_HANDOUT);
     assert_int_equal(plan.kills[2].round, 2);
+    assert_int_equal(plan.kills[3].step, FTC_INJECT_STEP_CONFIRM);
 }
 
 static void bad_directives_say_why(void **state)
