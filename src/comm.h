@@ -39,6 +39,8 @@ struct ftc_comm {
     } checked;
     ftc_known_type bcast_type;  /* the broadcast's last predefined type (args.h) */
     int bcast_plan;             /* FTCOLL_BCAST_PLAN: an ftc_bcast_algorithm (bcast/select.h) */
+    int bcast_confirmation;     /* FTCOLL_BCAST_CONFIRM: an ftc_bcast_confirmation */
+    bool bcast_processors_shared;   /* for FTCOLL_BCAST_CONFIRM=auto (processors.h) */
 
     /* the modules' states, each private to its module (communicator.c's table) */
     struct ftc_ft *ft;                          /* ft/ft.h */

@@ -1,5 +1,7 @@
 #include "decision.h"
 
+#include <string.h>
+
 int ftc_decision_look_up(const ftc_decision_row *rows, size_t nrows, int p, size_t bytes,
                          int fallback)
 {
@@ -12,4 +14,16 @@ int ftc_decision_look_up(const ftc_decision_row *rows, size_t nrows, int p, size
                 return c->algorithm;
     }
     return fallback;
+}
+
+bool ftc_decision_parse_name(const ftc_decision_name *names, size_t n, const char *name,
+                             int *value)
+{
+    for (size_t i = 0; name && i < n; i++) {
+        if (strcmp(name, names[i].name) == 0) {
+            *value = names[i].value;
+            return true;
+        }
+    }
+    return false;
 }

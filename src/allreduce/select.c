@@ -13,7 +13,6 @@
 #include "select.h"
 
 #include <limits.h>
-#include <string.h>
 
 #include "../decision.h"
 #include "recursive_doubling.h"
@@ -51,19 +50,14 @@ ftc_allreduce_algorithm ftc_allreduce_decide(int p, int count, size_t bytes)
 
 bool ftc_allreduce_algorithm_parse(const char *name, ftc_allreduce_algorithm *out)
 {
-    static const struct {
-        const char *name;
-        ftc_allreduce_algorithm algorithm;
-    } names[] = {
+    static const ftc_decision_name names[] = {
         { "auto", FTC_ALLREDUCE_AUTO },
         { "recursive_doubling", RD },
         { "rabenseifner", RAB },
     };
-    for (size_t i = 0; name && i < sizeof(names) / sizeof(names[0]); i++) {
-        if (strcmp(name, names[i].name) == 0) {
-            *out = names[i].algorithm;
-            return true;
-        }
-    }
-    return false;
+    int value;
+    if (!ftc_decision_parse_name(names, sizeof(names) / sizeof(names[0]), name, &value))
+        return false;
+    *out = (ftc_allreduce_algorithm)value;
+    return true;
 }

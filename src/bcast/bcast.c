@@ -10,9 +10,11 @@
  * communicator. On request (ftc_bcast_configure), a tree that follows the
  * network (adaptive.c).
  *
- * Its module: the fault-tolerant broadcast's plan (FTCOLL_BCAST_PLAN,
- * select.h) and the trees' settings and state (adaptive_config.c).
+ * Its module: the fault-tolerant broadcast's plan and confirmation
+ * (FTCOLL_BCAST_PLAN, FTCOLL_BCAST_CONFIRM, select.h) and the trees'
+ * settings and state (adaptive_config.c).
  */
+#include <stdio.h>
 #include <stdlib.h>
 
 #include <mpi.h>
@@ -22,6 +24,7 @@
 #include "../comm.h"
 #include "../error.h"
 #include "../guard/guard.h"
+#include "../processors.h"
 #include "adaptive.h"
 #include "ft_bcast.h"
 #include "select.h"
@@ -45,6 +48,8 @@ static int check_arguments(const void *buf, int count, MPI_Datatype type, int ro
 static int bcast_create(ftc_comm_t comm)
 {
     comm->bcast_plan = FTC_BCAST_AUTO;
+    comm->bcast_confirmation = FTC_BCAST_CONFIRM_AUTO;
+    comm->bcast_processors_shared = false;
     return MPI_SUCCESS;
 }
 
@@ -60,10 +65,25 @@ static int read_plan(ftc_comm_t comm)
     return MPI_SUCCESS;
 }
 
+/* FTCOLL_BCAST_CONFIRM: auto (unset), on or off. */
+static int read_confirmation(ftc_comm_t comm)
+{
+    const char *name = getenv("FTCOLL_BCAST_CONFIRM");
+    ftc_bcast_confirmation setting = FTC_BCAST_CONFIRM_AUTO;
+    if (name && *name && !ftc_bcast_confirmation_parse(name, &setting))
+        return ftc_fail(MPI_ERR_ARG, "FTCOLL_BCAST_CONFIRM=\"%s\": expected auto, on or off",
+                        name);
+    comm->bcast_confirmation = setting;
+    return MPI_SUCCESS;
+}
+
 static int bcast_read_settings(ftc_comm_t comm)
 {
-    const int rc = read_plan(comm);
+    int rc = read_plan(comm);
+    const int confirmation = read_confirmation(comm);
     const int trees = ftc_bcast_tree_module.read_settings(comm);
+    if (rc == MPI_SUCCESS)
+        rc = confirmation;
     return rc != MPI_SUCCESS ? rc : trees;
 }
 
@@ -71,10 +91,47 @@ static int bcast_read_settings(ftc_comm_t comm)
 static int bcast_agreed(ftc_comm_t comm, ftc_equal_value *values)
 {
     values[0] = (ftc_equal_value){ "FTCOLL_BCAST_PLAN", comm->bcast_plan, NULL };
-    return 1 + ftc_bcast_tree_module.agreed(comm, values + 1);
+    values[1] = (ftc_equal_value){ "FTCOLL_BCAST_CONFIRM", comm->bcast_confirmation, NULL };
+    return 2 + ftc_bcast_tree_module.agreed(comm, values + 2);
 }
 
-static int bcast_start(ftc_comm_t comm) { return ftc_bcast_tree_module.start(comm); }
+/* FTCOLL_VERBOSE: which large broadcasts confirm, and why. */
+static void say_which_confirm(ftc_comm_t comm)
+{
+    const ftc_bcast_confirmation setting = (ftc_bcast_confirmation)comm->bcast_confirmation;
+    const char *which =
+        setting == FTC_BCAST_CONFIRM_ON ? "every call confirms (FTCOLL_BCAST_CONFIRM)"
+        : setting == FTC_BCAST_CONFIRM_OFF ? "every call keeps a copy (FTCOLL_BCAST_CONFIRM)"
+        : comm->bcast_processors_shared ? "every call confirms (ranks share processors)"
+        : "the scatter and ring confirms, the binomial flow keeps a copy "
+          "(a processor per rank)";
+    fprintf(stderr, "ftcoll: bcast on %d ranks: from %d KiB on three live ranks or more, %s\n",
+            comm->size, FTC_BCAST_CONFIRM_BYTES >> 10, which);
+}
+
+/* "auto" needs to know whether ranks share processors (every node's
+ * count of ranks and processors); only the fault-tolerant broadcast asks. */
+static int count_processors(ftc_comm_t comm)
+{
+    comm->bcast_processors_shared = false;
+    int rc = MPI_SUCCESS;
+#ifdef FTCOLL_HAVE_ULFM
+    if (comm->bcast_confirmation == FTC_BCAST_CONFIRM_AUTO)
+        rc = ftc_ranks_share_processors(comm->comm, &comm->bcast_processors_shared);
+    if (comm->verbose && comm->rank == 0 && rc == MPI_SUCCESS)
+        say_which_confirm(comm);
+#else
+    (void)say_which_confirm;
+#endif
+    return rc;
+}
+
+static int bcast_start(ftc_comm_t comm)
+{
+    const int rc = count_processors(comm);
+    const int trees = ftc_bcast_tree_module.start(comm);
+    return rc != MPI_SUCCESS ? rc : trees;
+}
 static int bcast_quiesce(ftc_comm_t comm) { return ftc_bcast_tree_module.quiesce(comm); }
 static void bcast_release(ftc_comm_t comm) { ftc_bcast_tree_module.release(comm); }
 

@@ -398,7 +398,10 @@ static bool sends_tokens(const bcast_call *b)
  */
 static bool confirms(const bcast_call *b)
 {
-    return ftc_ft_keeps_results(b->ft) && b->root_alive && ftc_bcast_confirms(b->bytes);
+    return ftc_ft_keeps_results(b->ft) && b->root_alive &&
+           ftc_bcast_confirms(b->bytes, b->algorithm,
+                              (ftc_bcast_confirmation)b->comm->bcast_confirmation,
+                              b->comm->bcast_processors_shared);
 }
 
 /*

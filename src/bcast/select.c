@@ -1,7 +1,6 @@
 #include "select.h"
 
 #include <limits.h>
-#include <string.h>
 
 #include "../decision.h"
 #include "../ft/reconcile.h"
@@ -31,21 +30,38 @@ ftc_bcast_algorithm ftc_bcast_decide(int p, size_t bytes, ftc_bcast_algorithm fo
 
 bool ftc_bcast_algorithm_parse(const char *name, ftc_bcast_algorithm *out)
 {
-    static const struct {
-        const char *name;
-        ftc_bcast_algorithm algorithm;
-    } names[] = {
+    static const ftc_decision_name names[] = {
         { "auto", FTC_BCAST_AUTO },
         { "binomial", BIN },
         { "scatter_ring", RING },
     };
-    for (size_t i = 0; name && i < sizeof(names) / sizeof(names[0]); i++) {
-        if (strcmp(name, names[i].name) == 0) {
-            *out = names[i].algorithm;
-            return true;
-        }
-    }
-    return false;
+    int value;
+    if (!ftc_decision_parse_name(names, sizeof(names) / sizeof(names[0]), name, &value))
+        return false;
+    *out = (ftc_bcast_algorithm)value;
+    return true;
+}
+
+bool ftc_bcast_confirmation_parse(const char *name, ftc_bcast_confirmation *out)
+{
+    static const ftc_decision_name names[] = {
+        { "auto", FTC_BCAST_CONFIRM_AUTO },
+        { "on", FTC_BCAST_CONFIRM_ON },
+        { "off", FTC_BCAST_CONFIRM_OFF },
+    };
+    int value;
+    if (!ftc_decision_parse_name(names, sizeof(names) / sizeof(names[0]), name, &value))
+        return false;
+    *out = (ftc_bcast_confirmation)value;
+    return true;
+}
+
+bool ftc_bcast_confirms(size_t bytes, ftc_bcast_algorithm plan, ftc_bcast_confirmation setting,
+                        bool processors_shared)
+{
+    if (bytes < FTC_BCAST_CONFIRM_BYTES || setting == FTC_BCAST_CONFIRM_OFF)
+        return false;
+    return setting == FTC_BCAST_CONFIRM_ON || processors_shared || plan == RING;
 }
 
 long ftc_bcast_token_period(size_t bytes)

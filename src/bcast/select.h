@@ -26,11 +26,18 @@
  * It is a power of two, so a call whose number is a multiple of
  * FTC_FT_WINDOW has tokens whatever the sizes before it.
  *
- * The confirmation: from FTC_BCAST_CONFIRM_BYTES on, copying each result
- * for late ranks costs more than making sure there are none. Such a call
- * runs its plan without tokens, then the tokens as a dissemination
- * barrier that each rank enters once it holds the data: a rank completes
- * the call only when every live rank holds the data, so it keeps nothing.
+ * The confirmation: from FTC_BCAST_CONFIRM_BYTES on, a call may make sure
+ * that no rank is late instead of copying its result for late ranks. It
+ * runs its plan without tokens, then the tokens as a dissemination barrier
+ * that each rank enters once it holds the data: a rank completes the call
+ * only when every live rank holds the data, so it keeps nothing. Which is
+ * cheaper depends on the processors (processors.h). Where ranks share
+ * them, every copy takes its time from another rank: every large call
+ * confirms. With a processor per rank, the binomial flow keeps its copy:
+ * the barrier would stop every rank at every call, where the copies let
+ * the root start the next call while the leaves still receive the last;
+ * the scatter and ring, which waits for every rank anyway, confirms.
+ * FTCOLL_BCAST_CONFIRM (auto, on, off) overrides, the same on every rank.
  */
 #ifndef FTCOLL_BCAST_SELECT_H
 #define FTCOLL_BCAST_SELECT_H
@@ -43,6 +50,13 @@ typedef enum {
     FTC_BCAST_DISSEMINATION = 0,  /* "binomial" */
     FTC_BCAST_SCATTER_RING = 1,   /* "scatter_ring" */
 } ftc_bcast_algorithm;
+
+/* Whether large calls confirm: FTCOLL_BCAST_CONFIRM. */
+typedef enum {
+    FTC_BCAST_CONFIRM_AUTO = -1,  /* where ranks share processors (unset or "auto") */
+    FTC_BCAST_CONFIRM_OFF = 0,    /* "off": every call keeps its copies */
+    FTC_BCAST_CONFIRM_ON = 1,     /* "on": from FTC_BCAST_CONFIRM_BYTES */
+} ftc_bcast_confirmation;
 
 /* Bytes of results one period of calls may keep for late ranks; the
  * size from which a call confirms instead (every call above keeps none). */
@@ -60,8 +74,13 @@ bool ftc_bcast_algorithm_parse(const char *name, ftc_bcast_algorithm *out);
  * number is a multiple of this: a power of two, 1 .. FTC_FT_WINDOW. */
 long ftc_bcast_token_period(size_t bytes);
 
-/* Whether a broadcast of `bytes` (either plan) ends with the confirmation
- * and keeps no copy of its result. */
-static inline bool ftc_bcast_confirms(size_t bytes) { return bytes >= FTC_BCAST_CONFIRM_BYTES; }
+/* The setting named `name` ("auto", "on", "off"); false if none is. */
+bool ftc_bcast_confirmation_parse(const char *name, ftc_bcast_confirmation *out);
+
+/* Whether a broadcast of `bytes` by `plan` ends with the confirmation and
+ * keeps no copy of its result, under `setting`, the ranks sharing
+ * processors or not (processors.h). */
+bool ftc_bcast_confirms(size_t bytes, ftc_bcast_algorithm plan, ftc_bcast_confirmation setting,
+                        bool processors_shared);
 
 #endif

@@ -172,7 +172,8 @@ function(ftcoll_env_tests prefix target label)
                "tag_window FTCOLL_TAG_WINDOW 64 128 FTCOLL_TAG_WINDOW"
                "guard FTCOLL_GUARD every=1 every=2 FTCOLL_GUARD"
                "bcast FTCOLL_BCAST binomial - FTCOLL_BCAST"
-               "bcast_plan FTCOLL_BCAST_PLAN scatter_ring - FTCOLL_BCAST_PLAN")
+               "bcast_plan FTCOLL_BCAST_PLAN scatter_ring - FTCOLL_BCAST_PLAN"
+               "bcast_confirm FTCOLL_BCAST_CONFIRM off on FTCOLL_BCAST_CONFIRM")
     separate_arguments(fields UNIX_COMMAND "${case}")
     list(POP_FRONT fields name)
     ftcoll_mpi_test(${prefix}.env.${name}_differs 3 ${target} LABEL ${label}
@@ -187,6 +188,9 @@ function(ftcoll_env_tests prefix target label)
   ftcoll_mpi_test(${prefix}.env.bcast_plan_bogus 3 ${target} LABEL ${label}
     EXPECT "${FTCOLL_ENV_OK}" ENV FTCOLL_BCAST_PLAN=ring
     ARGS --expect-rejected FTCOLL_BCAST_PLAN auto binomial scatter_ring)
+  ftcoll_mpi_test(${prefix}.env.bcast_confirm_bogus 3 ${target} LABEL ${label}
+    EXPECT "${FTCOLL_ENV_OK}" ENV FTCOLL_BCAST_CONFIRM=yes
+    ARGS --expect-rejected FTCOLL_BCAST_CONFIRM auto on off)
   ftcoll_mpi_test(${prefix}.env.verbose_bogus 3 ${target} LABEL ${label}
     EXPECT "${FTCOLL_ENV_OK}" ENV FTCOLL_VERBOSE=7
     ARGS --expect-rejected FTCOLL_VERBOSE 0 1)
@@ -302,6 +306,14 @@ function(ftcoll_mpi_suite label library large_max_procs procs_var)
                     LABEL ${label} EXPECT "${FTCOLL_BCAST_OK}" ENV FTCOLL_BCAST_PLAN=scatter_ring
                     ARGS ${args})
   endforeach()
+  # large broadcasts keeping their copies instead of confirming: what
+  # FTCOLL_BCAST_CONFIRM=auto does where every rank has a processor of its
+  # own (on this oversubscribed host it confirms)
+  foreach(procs 3 8)
+    ftcoll_procs_suffix(${procs} suffix)
+    ftcoll_mpi_test(${label}.bcast.copies.${suffix} ${procs} ${label}_test_bcast
+                    LABEL ${label} EXPECT "${FTCOLL_BCAST_OK}" ENV FTCOLL_BCAST_CONFIRM=off)
+  endforeach()
   ftcoll_error_tests(${label} ${label}_test_errors ${label})
   ftcoll_env_tests(${label} ${label}_test_env ${label})
   # the long healthy runs at p = 16: a check-in tree four levels deep on an
@@ -380,6 +392,16 @@ if(FTCOLL_HAVE_ULFM)
   # (bcast_kill_scenarios.txt, test_bcast_kill.c).
   ftcoll_mpi_program(mpi_test_bcast_kill test_bcast_kill.c ftcoll_static)
   ftcoll_kill_table(mpi.bcast_kill_table mpi mpi_test_bcast_kill bcast_kill_scenarios.txt)
+  # Whether large broadcasts confirm: counted from the ranks and processors
+  # of each node (either answer, whatever host runs the test), or as
+  # FTCOLL_BCAST_CONFIRM says; rank 0 says which at FTCOLL_VERBOSE=1.
+  set(decided "ftcoll: bcast on 3 ranks: from 128 KiB on three live ranks or more,")
+  ftcoll_mpi_test(mpi.bcast.confirm_counted 3 mpi_test_bcast ENV FTCOLL_VERBOSE=1 ARGS --large 10
+    EXPECT "${decided} every call confirms \\(ranks share processors\\).*${FTCOLL_BCAST_OK}"
+           "the binomial flow keeps a copy \\(a processor per rank\\).*${FTCOLL_BCAST_OK}")
+  ftcoll_mpi_test(mpi.bcast.confirm_off 3 mpi_test_bcast ARGS --large 10
+    ENV FTCOLL_VERBOSE=1 FTCOLL_BCAST_CONFIRM=off
+    EXPECT "${decided} every call keeps a copy \\(FTCOLL_BCAST_CONFIRM\\).*${FTCOLL_BCAST_OK}")
   # `make run`'s demonstration: 8 ranks, two killed, the survivors' report.
   ftcoll_mpi_test(mpi.demo 8 ftcoll-demo
     EXPECT "every call returned on every survivor the exact sum")

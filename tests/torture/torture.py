@@ -489,9 +489,12 @@ def plan_job(args, job):
     # a third of the jobs force the broadcast's scatter + ring, which the
     # default plan keeps for 1 MiB and more on 16 ranks or more
     bcast_plan = "scatter_ring" if rng.random() < 1 / 3 else "auto"
+    # and a third keep copies of large broadcasts instead of confirming, as
+    # the default does where every rank has a processor of its own
+    bcast_confirm = "off" if rng.random() < 1 / 3 else "auto"
     return {"job": job, "p": p, "program": program, "after": after, "variation": variation,
             "victims": victims, "fractions": fractions, "jitters": jitters, "gaps": gaps,
-            "bcast_plan": bcast_plan}
+            "bcast_plan": bcast_plan, "bcast_confirm": bcast_confirm}
 
 
 def kill_schedule(plan, calls, seconds_per_call):
@@ -622,13 +625,16 @@ def run_job(args, env, calibrator, plan):
     per_call = calibrator.seconds_per_call(program, p)
     calls = calls_for(args, per_call)
     schedule = kill_schedule(plan, calls, per_call)
-    job_env = dict(env, FTCOLL_BCAST_PLAN=plan["bcast_plan"])
+    job_env = dict(env, FTCOLL_BCAST_PLAN=plan["bcast_plan"],
+                   FTCOLL_BCAST_CONFIRM=plan["bcast_confirm"])
     with tempfile.TemporaryDirectory(prefix="torture-") as workdir:
         res = launch(args, job_env, workdir, program, p, calls, plan["after"], schedule)
     verdict, reasons = judge(program, p, calls, res, args.tag_window)
     what = program + ("" if program == "pmpi" else " after=" + plan["after"])
     if plan["bcast_plan"] != "auto":
         what += " FTCOLL_BCAST_PLAN=" + plan["bcast_plan"]
+    if plan["bcast_confirm"] != "auto":
+        what += " FTCOLL_BCAST_CONFIRM=" + plan["bcast_confirm"]
     notes = res["stderr"].count("MPI_Finalize still waits")
     line = "job %d p=%d %s calls=%d kills=[%s] (%s) %s %.1fs%s" % (
         plan["job"], p, what, calls, describe_kills(res, schedule), plan["variation"],

@@ -15,7 +15,9 @@
  * Open MPI's fixed rules, written out as their condition, and yields to
  * FTCOLL_BCAST_PLAN's names; the binomial flow's token period keeps a
  * period's copies within the budget and divides the window; messages from
- * the confirmation's size on confirm, smaller ones keep copies.
+ * the confirmation's size on confirm, smaller ones keep copies; large
+ * calls confirm where ranks share processors, unless FTCOLL_BCAST_CONFIRM
+ * says otherwise.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -221,11 +223,44 @@ static void token_period_bounds_the_kept_bytes(void **state)
 static void large_messages_confirm(void **state)
 {
     (void)state;
-    assert_false(ftc_bcast_confirms(0));
-    assert_false(ftc_bcast_confirms(FTC_BCAST_CONFIRM_BYTES - 1));
-    assert_true(ftc_bcast_confirms(FTC_BCAST_CONFIRM_BYTES));
-    assert_true(ftc_bcast_confirms(SIZE_MAX));
+    const ftc_bcast_confirmation on = FTC_BCAST_CONFIRM_ON;
+    assert_false(ftc_bcast_confirms(0, FTC_BCAST_DISSEMINATION, on, true));
+    assert_false(ftc_bcast_confirms(FTC_BCAST_CONFIRM_BYTES - 1, FTC_BCAST_SCATTER_RING, on, true));
+    assert_true(ftc_bcast_confirms(FTC_BCAST_CONFIRM_BYTES, FTC_BCAST_DISSEMINATION, on, false));
+    assert_true(ftc_bcast_confirms(SIZE_MAX, FTC_BCAST_DISSEMINATION, on, false));
     assert_true(ftc_bcast_token_period(FTC_BCAST_CONFIRM_BYTES - 1) > 1);
+}
+
+/* The setting's names; auto: large calls confirm where ranks share
+ * processors, and by the scatter and ring, which waits for every rank
+ * anyway; on and off whatever the plan and the processors. */
+static void confirmation_setting(void **state)
+{
+    (void)state;
+    ftc_bcast_confirmation c = FTC_BCAST_CONFIRM_OFF;
+    assert_true(ftc_bcast_confirmation_parse("auto", &c));
+    assert_int_equal(c, FTC_BCAST_CONFIRM_AUTO);
+    assert_true(ftc_bcast_confirmation_parse("on", &c));
+    assert_int_equal(c, FTC_BCAST_CONFIRM_ON);
+    assert_true(ftc_bcast_confirmation_parse("off", &c));
+    assert_int_equal(c, FTC_BCAST_CONFIRM_OFF);
+    assert_false(ftc_bcast_confirmation_parse("yes", &c));
+    assert_false(ftc_bcast_confirmation_parse("", &c));
+    assert_false(ftc_bcast_confirmation_parse(NULL, &c));
+    assert_int_equal(c, FTC_BCAST_CONFIRM_OFF);
+    const size_t large = FTC_BCAST_CONFIRM_BYTES;
+    const ftc_bcast_algorithm bin = FTC_BCAST_DISSEMINATION, ring = FTC_BCAST_SCATTER_RING;
+    assert_true(ftc_bcast_confirms(large, bin, FTC_BCAST_CONFIRM_AUTO, true));
+    assert_false(ftc_bcast_confirms(large, bin, FTC_BCAST_CONFIRM_AUTO, false));
+    assert_true(ftc_bcast_confirms(large, ring, FTC_BCAST_CONFIRM_AUTO, false));
+    for (int shared = 0; shared <= 1; shared++) {
+        for (int plan = bin; plan <= ring; plan++) {
+            assert_true(ftc_bcast_confirms(large, (ftc_bcast_algorithm)plan,
+                                           FTC_BCAST_CONFIRM_ON, shared));
+            assert_false(ftc_bcast_confirms(large, (ftc_bcast_algorithm)plan,
+                                            FTC_BCAST_CONFIRM_OFF, shared));
+        }
+    }
 }
 
 int main(void)
@@ -237,6 +272,7 @@ int main(void)
         cmocka_unit_test(plan_names),
         cmocka_unit_test(token_period_bounds_the_kept_bytes),
         cmocka_unit_test(large_messages_confirm),
+        cmocka_unit_test(confirmation_setting),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
