@@ -9,8 +9,10 @@
  * confirmation (bcast/select.h) turns on it.
  *
  * A node's processors: the union of the CPU sets its ranks may run on
- * (bound one per core: one each; unbound: every processor of the node);
- * where the system gives no CPU set, its online processors.
+ * (bound one per core: one each; unbound: every processor of the node,
+ * hardware threads included); where the system gives no CPU set, its
+ * online processors. Only the communicator's ranks count: the other
+ * processes of the job or the node are not seen.
  */
 #ifndef FTCOLL_PROCESSORS_H
 #define FTCOLL_PROCESSORS_H

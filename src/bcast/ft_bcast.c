@@ -33,7 +33,8 @@
  *             holdings S = {root}, in the layer's kept window): a rank
  *             still in this call when others completed it gets the data
  *             from them in a meeting
- *   confirm   large messages, three or more live ranks (select.h): no
+ *   confirm   large messages, three or more live ranks, where ranks share
+ *             processors or by the scatter and ring (select.h): no
  *             tokens beside the data, a dissemination barrier of tokens
  *             after it, entered once this rank holds the data; a rank that
  *             completes it knows every live rank holds the data, so it
@@ -45,8 +46,8 @@
  *   then  i->i+1 (mod 4), then i->i+2 (mod 4)    (once i holds the data)
  *
  * Cost without failure: the plan's (see its header), plus the packed copy
- * kept for late ranks (three or more live ranks, small messages) or the
- * confirmation's ceil(log2 p) alpha (large ones), plus for the scatter's
+ * kept for late ranks (three or more live ranks) or, for a large message
+ * that confirms, ceil(log2 p) alpha and a wait for every rank, plus for the scatter's
  * receivers one local copy.
  */
 #include "ft_bcast.h"

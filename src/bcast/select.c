@@ -61,7 +61,8 @@ bool ftc_bcast_confirms(size_t bytes, ftc_bcast_algorithm plan, ftc_bcast_confir
 {
     if (bytes < FTC_BCAST_CONFIRM_BYTES || setting == FTC_BCAST_CONFIRM_OFF)
         return false;
-    return setting == FTC_BCAST_CONFIRM_ON || processors_shared || plan == RING;
+    return setting == FTC_BCAST_CONFIRM_ON || processors_shared || plan == RING ||
+           bytes > FTC_BCAST_KEPT_BYTES;
 }
 
 long ftc_bcast_token_period(size_t bytes)

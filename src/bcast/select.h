@@ -35,9 +35,11 @@
  * them, every copy takes its time from another rank: every large call
  * confirms. With a processor per rank, the binomial flow keeps its copy:
  * the barrier would stop every rank at every call, where the copies let
- * the root start the next call while the leaves still receive the last;
- * the scatter and ring, which waits for every rank anyway, confirms.
- * FTCOLL_BCAST_CONFIRM (auto, on, off) overrides, the same on every rank.
+ * the root start the next call while the leaves still receive the last,
+ * up to FTC_BCAST_KEPT_BYTES (a larger copy would double the memory a
+ * broadcast needs); the scatter and ring, which waits for every rank
+ * anyway, confirms. FTCOLL_BCAST_CONFIRM (auto, on, off) overrides, the
+ * same on every rank (off: copies at every size).
  */
 #ifndef FTCOLL_BCAST_SELECT_H
 #define FTCOLL_BCAST_SELECT_H

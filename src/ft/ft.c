@@ -400,22 +400,31 @@ static int stopped_wait(MPI_Request *requests, const int *expected, int n, int r
 }
 
 /*
- * A single transfer that is complete already (a message that arrived
- * before its receive, a send the shared memory took inline) is the
- * common case of back-to-back calls, and needs no watch: the loop's
- * MPI_Testany would return it before looking at the sentinel anyway.
- * One MPI_Test answers it for less. 1: done (*rc says how), 0: not yet.
+ * Transfers that are complete already (a message that arrived before its
+ * receive, sends the shared memory took inline) are the common case of
+ * back-to-back calls, and need no watch: the loop's MPI_Testany would
+ * return them before looking at the sentinel anyway. One MPI_Test each
+ * answers them for less. 1: every one done, or one failed (*rc says how);
+ * 0: some still pending (those done are MPI_REQUEST_NULL now).
  */
-static int completed_at_once(MPI_Request *request, const int *expected, int *rc)
+static int completed_at_once(MPI_Request *requests, const int *expected, int n, int *rc)
 {
-    int done = 0;
-    MPI_Status status;
-    *rc = MPI_Test(request, &done, &status);
-    if (*rc != MPI_SUCCESS)
-        return 1;
-    if (done && expected && expected[0] >= 0)
-        *rc = check_size(&status, expected[0]);
-    return done;
+    for (int i = 0; i < n; i++) {
+        if (requests[i] == MPI_REQUEST_NULL)
+            continue;
+        int done = 0;
+        MPI_Status status;
+        *rc = MPI_Test(&requests[i], &done, &status);
+        if (*rc != MPI_SUCCESS)
+            return 1;
+        if (!done)
+            return 0;
+        if (expected && expected[i] >= 0)
+            *rc = check_size(&status, expected[i]);
+        if (*rc != MPI_SUCCESS)
+            return 1;
+    }
+    return 1;
 }
 
 int ftc_ft_wait(ftc_ft *ft, MPI_Request *requests, const int *expected, int n)
@@ -425,8 +434,7 @@ int ftc_ft_wait(ftc_ft *ft, MPI_Request *requests, const int *expected, int n)
         return FTC_DETECTED;
     }
     int first = MPI_SUCCESS;
-    if (n == 1 && requests[0] != MPI_REQUEST_NULL &&
-        completed_at_once(&requests[0], expected, &first))
+    if (completed_at_once(requests, expected, n, &first))
         return first == MPI_SUCCESS ? MPI_SUCCESS : stopped_wait(requests, expected, n, first);
     MPI_Request all[FTC_FT_MAX_WAIT + 1];
     int pending = 0;

@@ -2,7 +2,11 @@
  * What the layer did in this process, written at exit to
  * $FTCOLL_REPORT/rank-<world rank>.txt as key=value lines, for ftcrun's
  * summary: a process killed by a failure writes nothing, which is how
- * ftcrun tells the dead from the finished.
+ * ftcrun tells the dead from the finished. At the start, started-<world
+ * rank>.txt says where the process runs (rank, host, pid): ftcrun's watch
+ * of the launcher counts a rank whose process is gone as done, report or
+ * not (a launcher that kills the ranks left after one exits non-zero,
+ * then hangs, must not hang ftcrun too).
  */
 #define _DEFAULT_SOURCE   /* on_exit, gethostname */
 #include <pthread.h>
@@ -107,11 +111,25 @@ static void write_report(int status, void *arg)
     layer_summary_write(status);
 }
 
+/* started-<rank>.txt: this process's rank, host and pid. */
+static void write_started(void)
+{
+    char path[4096], host[256] = "";
+    snprintf(path, sizeof(path), "%s/started-%d.txt", layer.report_dir, layer.world_rank);
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return;   /* the watch then waits for the report, as without it */
+    gethostname(host, sizeof(host) - 1);
+    fprintf(f, "rank=%d\nhost=%s\npid=%ld\n", layer.world_rank, host, (long)getpid());
+    fclose(f);
+}
+
 int layer_summary_start(void)
 {
     failed = calloc((size_t)layer.world_size, 1);
     if (!layer.report_dir || !failed)
         return failed ? MPI_SUCCESS : MPI_ERR_NO_MEM;
+    write_started();
     snprintf(report_path, sizeof(report_path), "%s/rank-%d.txt", layer.report_dir,
              layer.world_rank);
     /* on_exit, not atexit: the report carries the exit status. */

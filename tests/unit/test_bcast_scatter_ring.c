@@ -232,8 +232,9 @@ static void large_messages_confirm(void **state)
 }
 
 /* The setting's names; auto: large calls confirm where ranks share
- * processors, and by the scatter and ring, which waits for every rank
- * anyway; on and off whatever the plan and the processors. */
+ * processors, by the scatter and ring, which waits for every rank anyway,
+ * and above the kept bytes' bound; on and off whatever the plan, the size
+ * and the processors. */
 static void confirmation_setting(void **state)
 {
     (void)state;
@@ -253,6 +254,9 @@ static void confirmation_setting(void **state)
     assert_true(ftc_bcast_confirms(large, bin, FTC_BCAST_CONFIRM_AUTO, true));
     assert_false(ftc_bcast_confirms(large, bin, FTC_BCAST_CONFIRM_AUTO, false));
     assert_true(ftc_bcast_confirms(large, ring, FTC_BCAST_CONFIRM_AUTO, false));
+    /* with a processor per rank, copies only up to the kept bytes' bound */
+    assert_false(ftc_bcast_confirms(FTC_BCAST_KEPT_BYTES, bin, FTC_BCAST_CONFIRM_AUTO, false));
+    assert_true(ftc_bcast_confirms(FTC_BCAST_KEPT_BYTES + 1, bin, FTC_BCAST_CONFIRM_AUTO, false));
     for (int shared = 0; shared <= 1; shared++) {
         for (int plan = bin; plan <= ring; plan++) {
             assert_true(ftc_bcast_confirms(large, (ftc_bcast_algorithm)plan,
