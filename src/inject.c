@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "decision.h"
+
 typedef struct {
     char *why;
     size_t why_size;
@@ -37,17 +39,14 @@ static bool parse_count(const char *text, long max, long *out)
 
 static bool parse_step(const char *value, int *step)
 {
-    static const struct { const char *name; int step; } named[] = {
+    static const ftc_decision_name named[] = {
         { "fold-in", FTC_INJECT_STEP_FOLD_IN },
         { "fold-out", FTC_INJECT_STEP_FOLD_OUT },
         { "handout", FTC_INJECT_STEP_HANDOUT },
         { "confirm", FTC_INJECT_STEP_CONFIRM },
     };
-    for (size_t i = 0; i < sizeof(named) / sizeof(named[0]); i++)
-        if (strcmp(value, named[i].name) == 0) {
-            *step = named[i].step;
-            return true;
-        }
+    if (ftc_decision_parse_name(named, sizeof(named) / sizeof(named[0]), value, step))
+        return true;
     long number;
     if (!parse_count(value, 64, &number))
         return false;

@@ -95,6 +95,7 @@ static int bcast_agreed(ftc_comm_t comm, ftc_equal_value *values)
     return 2 + ftc_bcast_tree_module.agreed(comm, values + 2);
 }
 
+#ifdef FTCOLL_HAVE_ULFM
 /* FTCOLL_VERBOSE: which large broadcasts confirm, and why. */
 static void say_which_confirm(ftc_comm_t comm)
 {
@@ -115,16 +116,19 @@ static int count_processors(ftc_comm_t comm)
 {
     comm->bcast_processors_shared = false;
     int rc = MPI_SUCCESS;
-#ifdef FTCOLL_HAVE_ULFM
     if (comm->bcast_confirmation == FTC_BCAST_CONFIRM_AUTO)
         rc = ftc_ranks_share_processors(comm->comm, &comm->bcast_processors_shared);
     if (comm->verbose && comm->rank == 0 && rc == MPI_SUCCESS)
         say_which_confirm(comm);
-#else
-    (void)say_which_confirm;
-#endif
     return rc;
 }
+#else
+static int count_processors(ftc_comm_t comm)
+{
+    (void)comm;   /* MPI's own broadcast: nothing confirms, nothing is kept */
+    return MPI_SUCCESS;
+}
+#endif
 
 static int bcast_start(ftc_comm_t comm)
 {

@@ -69,6 +69,14 @@ bool layer_summary_saw_failure(void)
     return false;
 }
 
+/* Where this process runs: its rank, host and pid, one key=value line each. */
+static void write_whereabouts(FILE *f)
+{
+    char host[256] = "";
+    gethostname(host, sizeof(host) - 1);
+    fprintf(f, "rank=%d\nhost=%s\npid=%ld\n", layer.world_rank, host, (long)getpid());
+}
+
 void layer_summary_write(int status)
 {
     if (!report_path[0])
@@ -76,10 +84,8 @@ void layer_summary_write(int status)
     FILE *f = fopen(report_path, "w");
     if (!f)
         return;
-    char host[256] = "";
-    gethostname(host, sizeof(host) - 1);
-    fprintf(f, "rank=%d\nhost=%s\npid=%ld\nexit=%d\nfinalized=%d\n", layer.world_rank, host,
-            (long)getpid(), status, finalized ? 1 : 0);
+    write_whereabouts(f);
+    fprintf(f, "exit=%d\nfinalized=%d\n", status, finalized ? 1 : 0);
     for (int k = 0; k < LAYER_KINDS; k++)
         fprintf(f, "routed.%s=%ld\nforwarded.%s=%ld\n", layer_kind_name(k), total.routed[k],
                 layer_kind_name(k), atomic_load(&forwarded[k]));
@@ -114,13 +120,12 @@ static void write_report(int status, void *arg)
 /* started-<rank>.txt: this process's rank, host and pid. */
 static void write_started(void)
 {
-    char path[4096], host[256] = "";
+    char path[4096];
     snprintf(path, sizeof(path), "%s/started-%d.txt", layer.report_dir, layer.world_rank);
     FILE *f = fopen(path, "w");
     if (!f)
         return;   /* the watch then waits for the report, as without it */
-    gethostname(host, sizeof(host) - 1);
-    fprintf(f, "rank=%d\nhost=%s\npid=%ld\n", layer.world_rank, host, (long)getpid());
+    write_whereabouts(f);
     fclose(f);
 }
 
