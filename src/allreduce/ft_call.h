@@ -20,10 +20,12 @@
 
 /* A completed call's result, kept for late ranks. */
 typedef struct {
-    char *data;
-    size_t capacity, bytes;
+    char *data;            /* its value: its own buffer (`kept`), or in the arena */
+    size_t capacity;       /* of its own buffer */
+    size_t bytes;
     int count;
     MPI_Datatype type;
+    size_t offset;         /* in the arena (window[]) */
 } ftc_kept_result;
 
 /* Call `number`'s kept result; NULL when not kept here. */
@@ -36,10 +38,15 @@ struct ftc_allreduce_state {
     /* the results of the layer's kept window (their S are the layer's):
      * ranks that finish one of those calls late get it from here (ULFM
      * builds only). The window's first call, which may be large (any
-     * call every rank entered), in `kept`; the later ones (small
-     * broadcasts, ft_bcast.c) in window[call % FTC_FT_WINDOW] */
+     * call every rank entered), in `kept`; the later ones (broadcasts
+     * without tokens, ft_bcast.c) in window[call % FTC_FT_WINDOW], their
+     * values one after the other in the arena, which starts afresh with
+     * each window: it grows to the most one window held (bcast/select.h
+     * bounds that), however the calls' sizes vary over time */
     ftc_kept_result kept;
     ftc_kept_result window[FTC_FT_WINDOW];
+    char *arena;
+    size_t arena_capacity, arena_used;
 
     /* a recovery round's messages: a value with its holdings. Kept from
      * round to round, and resized only at a round's start: a send a

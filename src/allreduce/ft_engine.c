@@ -263,6 +263,20 @@ static int run_attempt(ftc_ft_call *c)
 
 /* ---- one call ------------------------------------------------------------------------- */
 
+/* A window call's value after the window's others, in the arena. */
+static int place_in_arena(struct ftc_allreduce_state *s, ftc_kept_result *k, size_t bytes)
+{
+    const size_t offset = (s->arena_used + 7) & ~(size_t)7;   /* aligned for any type */
+    const int rc = ftc_ensure_capacity(&s->arena, &s->arena_capacity,
+                                       offset + (bytes > 0 ? bytes : 1));
+    if (rc != MPI_SUCCESS)
+        return rc;
+    k->offset = offset;
+    k->data = s->arena + offset;
+    s->arena_used = offset + bytes;
+    return MPI_SUCCESS;
+}
+
 /* Where the result of a call completed here is kept, for ranks that may
  * finish that call late (ft_recovery.c serves it from there): NULL when no
  * rank could ever ask (ftc_ft_keeps_results: ULFM, three or more live
@@ -278,13 +292,18 @@ static int keep_room(ftc_comm_t comm, long number, const ftc_holdings *held, int
                     how != FTC_OTHERS_MAY_LAG);
     if (!ftc_ft_keeps_results(comm->ft))
         return MPI_SUCCESS;
+    struct ftc_allreduce_state *s = comm->allreduce;
     ftc_kept_result *k = ftc_allreduce_kept_result(comm, number);   /* kept just now */
     k->bytes = bytes;
     k->count = count;
     k->type = type;
-    if (how == FTC_EVERYONE_HOLDS)
+    if (k == &s->kept)
+        s->arena_used = 0;   /* a new window: nothing before it is kept any more */
+    if (how == FTC_EVERYONE_HOLDS)   /* a call every rank entered: `kept` */
         return MPI_SUCCESS;
-    const int rc = ftc_ensure_capacity(&k->data, &k->capacity, bytes > 0 ? bytes : 1);
+    const int rc = k == &s->kept
+        ? ftc_ensure_capacity(&k->data, &k->capacity, bytes > 0 ? bytes : 1)
+        : place_in_arena(s, k, bytes);
     if (rc != MPI_SUCCESS) {
         ftc_ft_drop_kept(comm->ft);
         return rc;
@@ -295,10 +314,14 @@ static int keep_room(ftc_comm_t comm, long number, const ftc_holdings *held, int
 
 ftc_kept_result *ftc_allreduce_kept_result(ftc_comm_t comm, long number)
 {
+    struct ftc_allreduce_state *s = comm->allreduce;
     if (ftc_ft_window_starts_at(comm->ft, number))
-        return &comm->allreduce->kept;
-    return ftc_ft_window_keeps(comm->ft, number)
-        ? &comm->allreduce->window[number % FTC_FT_WINDOW] : NULL;
+        return &s->kept;
+    if (!ftc_ft_window_keeps(comm->ft, number))
+        return NULL;
+    ftc_kept_result *k = &s->window[number % FTC_FT_WINDOW];
+    k->data = s->arena + k->offset;   /* the arena may have moved since it was kept */
+    return k;
 }
 
 /* A call of the engine's own, or one finished in a meeting: every live rank

@@ -343,9 +343,12 @@ static int serve_kept(ftc_comm_t comm, ftc_ft_call *inside, const ftc_ft_meeting
     if (!k)   /* the reconciliation chose servers from their kept windows */
         return ftc_fail(MPI_ERR_INTERN, "ftc_allreduce: call %ld's result is not kept here",
                         m->decision.call);
-    /* a call every rank held was kept without its value (FTC_EVERYONE_HOLDS):
-     * this rank serves it with empty holdings and receives it here */
-    const int grown = ftc_ensure_capacity(&k->data, &k->capacity, k->bytes > 0 ? k->bytes : 1);
+    /* a call every rank held was kept without its value (FTC_EVERYONE_HOLDS,
+     * always the window's first, in `kept`): this rank serves it with empty
+     * holdings and receives it here; the window's others have theirs */
+    const int grown = k == &comm->allreduce->kept
+        ? ftc_ensure_capacity(&k->data, &k->capacity, k->bytes > 0 ? k->bytes : 1)
+        : MPI_SUCCESS;
     if (grown != MPI_SUCCESS)
         return grown;
     ftc_ft_call kept = { .comm = comm, .ft = comm->ft, .count = k->count,

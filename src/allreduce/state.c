@@ -78,8 +78,7 @@ static void allreduce_release(ftc_comm_t comm)
     if (!s)
         return;
     free(s->kept.data);
-    for (int i = 0; i < FTC_FT_WINDOW; i++)
-        free(s->window[i].data);
+    free(s->arena);
     free(s->input_copy);
     free(s->packed_out);
     free(s->packed_in);

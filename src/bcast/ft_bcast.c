@@ -67,6 +67,10 @@
 #include "scatter_ring.h"
 #include "select.h"
 
+_Static_assert(FTC_BCAST_TOKEN_CLASSES <= (int)(sizeof(((struct ftc_comm *)0)->bcast_class_calls) /
+                                             sizeof(long)),
+               "a counter per size class");
+
 typedef struct {
     ftc_comm_t comm;
     ftc_ft *ft;
@@ -79,6 +83,7 @@ typedef struct {
     bool contiguous;       /* the buffer is count x type_size dense bytes: packing is a copy */
     int root;              /* a rank of the communicator */
     long number;           /* the call's number in the engine's numbering */
+    long class_calls;      /* calls of its size class so far, this one included (select.h) */
     /* the plan: over epoch indices */
     ftc_bcast_algorithm algorithm;
     int n, me, root_index;
@@ -376,20 +381,20 @@ static int exchange(bcast_call *b, const plan_step *s, int step, sends_in_flight
  * ranks a death leaves one survivor and nobody to serve
  * (ftc_ft_keeps_results): there the root sends its data and goes on, as a
  * plain binomial tree. With more, the binomial flow sends its tokens only
- * on calls whose number is a multiple of the period select.h gives for its
- * size (every FTC_FT_WINDOW calls for messages up to 64 KiB, every call
- * from 1 MiB): a power of two, so the calls present at a meeting stay
- * within the window whatever the sizes, and the results every rank keeps
- * since the last call with tokens (ft/reconcile.h) stay within
- * FTC_BCAST_KEPT_BYTES for a run of one size. The scatter and ring
- * synchronizes every rank anyway (scatter_ring.h).
+ * on some calls (select.h): every call whose number is a multiple of
+ * FTC_FT_WINDOW, so that the calls present at a meeting stay within the
+ * window whatever the sizes, and every period-th call of its size class
+ * (every FTC_FT_WINDOW-th for messages up to 16 KiB, every one from
+ * 512 KiB), so that the results every rank keeps since the last call with
+ * tokens (ft/reconcile.h) stay within FTC_BCAST_KEPT_BYTES per class. The
+ * scatter and ring synchronizes every rank anyway (scatter_ring.h).
  */
 static bool sends_tokens(const bcast_call *b)
 {
     if (!ftc_ft_keeps_results(b->ft) || b->confirms)
         return false;
     return b->algorithm != FTC_BCAST_DISSEMINATION || !b->root_alive ||
-           b->number % ftc_bcast_token_period(b->bytes) == 0;
+           ftc_bcast_sends_tokens(b->number, b->bytes, b->class_calls);
 }
 
 /*
@@ -575,7 +580,10 @@ int ftc_bcast_fault_tolerant(void *buf, int count, MPI_Datatype type, const ftc_
                      .extent = shape->extent, .type_size = shape->size,
                      .bytes = (size_t)shape->size * (size_t)count,
                      .contiguous = shape->contiguous, .root = root,
-                     .number = ftc_ft_begin_call(comm->ft), .data = buf, .wire_count = count,
+                     .number = ftc_ft_begin_call(comm->ft),
+                     .class_calls = ++comm->bcast_class_calls[
+                         ftc_bcast_token_class((size_t)shape->size * (size_t)count)],
+                     .data = buf, .wire_count = count,
                      .wire_type = type, .wire_extent = shape->extent, .wire_size = shape->size,
                      .holds_data = comm->rank == root };
     /* a rank others wait for in a meeting goes there first */

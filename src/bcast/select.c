@@ -65,10 +65,24 @@ bool ftc_bcast_confirms(size_t bytes, ftc_bcast_algorithm plan, ftc_bcast_confir
            bytes > FTC_BCAST_KEPT_BYTES;
 }
 
+_Static_assert((FTC_FT_WINDOW >> (FTC_BCAST_TOKEN_CLASSES - 1)) == 1,
+               "one class per period, FTC_FT_WINDOW .. 1");
+
 long ftc_bcast_token_period(size_t bytes)
 {
-    long period = FTC_FT_WINDOW;
-    while (period > 1 && bytes > FTC_BCAST_KEPT_BYTES / (size_t)period)
-        period /= 2;
-    return period;
+    return FTC_FT_WINDOW >> ftc_bcast_token_class(bytes);
+}
+
+int ftc_bcast_token_class(size_t bytes)
+{
+    int k = 0;
+    while (k < FTC_BCAST_TOKEN_CLASSES - 1 &&
+           bytes > FTC_BCAST_KEPT_BYTES / (size_t)(FTC_FT_WINDOW >> k))
+        k++;
+    return k;
+}
+
+bool ftc_bcast_sends_tokens(long number, size_t bytes, long class_calls)
+{
+    return number % FTC_FT_WINDOW == 0 || class_calls % ftc_bcast_token_period(bytes) == 0;
 }

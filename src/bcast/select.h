@@ -19,12 +19,17 @@
  *
  * The tokens: a broadcast by the binomial flow sends its empty messages,
  * which keep the calls in progress within FTC_FT_WINDOW of each other,
- * only every `period` calls; every rank keeps a copy of each result since
- * the last call with tokens, for ranks still inside it when others meet
- * (ft/reconcile.h). The period is the window, halved until the copies of
- * one period fit in FTC_BCAST_KEPT_BYTES (down to 1: tokens every call).
- * It is a power of two, so a call whose number is a multiple of
- * FTC_FT_WINDOW has tokens whatever the sizes before it.
+ * only on some calls; every rank keeps a copy of each result since the
+ * last call with tokens, for ranks still inside it when others meet
+ * (ft/reconcile.h). A call whose number is a multiple of FTC_FT_WINDOW
+ * has them whatever its size, so no more than FTC_FT_WINDOW - 1 calls
+ * without come in a row; and each size class has them once every
+ * `period` of its own calls: the window, halved until the copies of one
+ * period fit in FTC_BCAST_KEPT_BYTES (down to 1: tokens every call). The
+ * copies kept at a time stay within FTC_BCAST_KEPT_BYTES per class,
+ * whatever the order of the sizes: counted by call number instead, a
+ * program alternating a small broadcast with a large one would bring the
+ * large ones only on odd numbers, never a multiple of their period.
  *
  * The confirmation: from FTC_BCAST_CONFIRM_BYTES on, a call may make sure
  * that no rank is late instead of copying its result for late ranks. It
@@ -72,9 +77,20 @@ ftc_bcast_algorithm ftc_bcast_decide(int p, size_t bytes, ftc_bcast_algorithm fo
  * none is. */
 bool ftc_bcast_algorithm_parse(const char *name, ftc_bcast_algorithm *out);
 
-/* A binomial-flow broadcast of `bytes` sends its tokens on the calls whose
- * number is a multiple of this: a power of two, 1 .. FTC_FT_WINDOW. */
+/* A binomial-flow broadcast of `bytes` sends its tokens once every this
+ * many calls of its size class: a power of two, 1 .. FTC_FT_WINDOW. */
 long ftc_bcast_token_period(size_t bytes);
+
+/* Size classes, one per period: class k holds the sizes whose period is
+ * FTC_FT_WINDOW >> k. */
+enum { FTC_BCAST_TOKEN_CLASSES = 7 };
+int ftc_bcast_token_class(size_t bytes);
+
+/* Whether a binomial-flow broadcast of `bytes` that keeps copies sends its
+ * tokens in call `number`, the `class_calls`-th call of its size class on
+ * the communicator (every rank counts alike): in every call whose number is
+ * a multiple of FTC_FT_WINDOW, and in every period-th call of the class. */
+bool ftc_bcast_sends_tokens(long number, size_t bytes, long class_calls);
 
 /* The setting named `name` ("auto", "on", "off"); false if none is. */
 bool ftc_bcast_confirmation_parse(const char *name, ftc_bcast_confirmation *out);

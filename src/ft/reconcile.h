@@ -44,7 +44,7 @@
 #include <stdbool.h>
 
 /* Calls present at a meeting differ by at most this many (see above). */
-enum { FTC_FT_WINDOW = 16 };
+enum { FTC_FT_WINDOW = 64 };
 
 typedef enum {
     FTC_AT_CALL = 0,       /* inside call `call` */

@@ -169,7 +169,7 @@ function(ftcoll_env_tests prefix target label)
   foreach(case "algorithm FTCOLL_ALLGATHER_ALGORITHM ring recursive_doubling FTCOLL_ALLGATHER_ALGORITHM"
                "strict FTCOLL_STRICT 0 1 FTCOLL_STRICT"
                "allreduce_algorithm FTCOLL_ALLREDUCE_ALGORITHM rabenseifner - FTCOLL_ALLREDUCE_ALGORITHM"
-               "tag_window FTCOLL_TAG_WINDOW 64 128 FTCOLL_TAG_WINDOW"
+               "tag_window FTCOLL_TAG_WINDOW 128 256 FTCOLL_TAG_WINDOW"
                "guard FTCOLL_GUARD every=1 every=2 FTCOLL_GUARD"
                "bcast FTCOLL_BCAST binomial - FTCOLL_BCAST"
                "bcast_plan FTCOLL_BCAST_PLAN scatter_ring - FTCOLL_BCAST_PLAN"
@@ -201,10 +201,10 @@ function(ftcoll_env_tests prefix target label)
     EXPECT "${FTCOLL_ENV_OK}" ENV FTCOLL_INJECT=explode
     ARGS --expect-rejected FTCOLL_INJECT kill)
   ftcoll_mpi_test(${prefix}.env.tag_window_bogus 3 ${target} LABEL ${label}
-    EXPECT "${FTCOLL_ENV_OK}" ENV FTCOLL_TAG_WINDOW=31
-    ARGS --expect-rejected FTCOLL_TAG_WINDOW 32 16384)
+    EXPECT "${FTCOLL_ENV_OK}" ENV FTCOLL_TAG_WINDOW=127
+    ARGS --expect-rejected FTCOLL_TAG_WINDOW 128 16384)
   ftcoll_mpi_test(${prefix}.env.tag_window_small 2 ${target} LABEL ${label}
-    EXPECT "${FTCOLL_ENV_OK}" ENV FTCOLL_TAG_WINDOW=32
+    EXPECT "${FTCOLL_ENV_OK}" ENV FTCOLL_TAG_WINDOW=128
     ARGS --expect-algorithm auto)
   ftcoll_mpi_test(${prefix}.env.verbose_on 2 ${target} LABEL ${label}
     EXPECT "${FTCOLL_ENV_OK}" ENV FTCOLL_VERBOSE=1

@@ -38,7 +38,7 @@ import tempfile
 import time
 
 DEFAULT_RANKS = [2, 3, 4, 5, 7, 8, 12, 16]
-TAG_WINDOW = 32            # FTCOLL_TAG_WINDOW for every job (--tag-window)
+TAG_WINDOW = 128           # FTCOLL_TAG_WINDOW for every job (--tag-window): its minimum
 WINDOWS_AFTER_DEATH = 3    # tag windows of calls that must follow the last death
 KILL_SHARE = 0.6           # kills fall in this first share of the calls
 CALIBRATION_CALLS = 400
@@ -125,7 +125,7 @@ def parse_args(argv):
 
 def job_environment(args):
     """The launcher's environment: the relocated ULFM tree, root allowed,
-    no stray FTCOLL_* setting of the caller's, a tag window of 16 calls."""
+    no stray FTCOLL_* setting of the caller's, the tag window of --tag-window."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("FTCOLL_")}
     prefix = args.mpi_prefix
     env.update(OPAL_PREFIX=prefix, PRTE_PREFIX=prefix, PMIX_PREFIX=prefix,

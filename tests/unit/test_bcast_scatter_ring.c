@@ -14,7 +14,10 @@
  * message once, their lengths differing by at most one. The choice follows
  * Open MPI's fixed rules, written out as their condition, and yields to
  * FTCOLL_BCAST_PLAN's names; the binomial flow's token period keeps a
- * period's copies within the budget and divides the window; messages from
+ * period's copies within the budget and divides the window; replayed over
+ * runs of one size, two sizes alternating and random orders, the tokens
+ * leave no more than the window - 1 calls without in a row and keep each
+ * size class's copies within the budget; messages from
  * the confirmation's size on confirm, smaller ones keep copies; large
  * calls confirm where ranks share processors, unless FTCOLL_BCAST_CONFIRM
  * says otherwise.
@@ -24,6 +27,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include <cmocka.h>
 
 #include "bcast/scatter_ring.h"
@@ -218,6 +222,64 @@ static void token_period_bounds_the_kept_bytes(void **state)
     assert_int_equal(ftc_bcast_token_period(FTC_BCAST_KEPT_BYTES), 1);
 }
 
+/* Sizes at and around the classes' bounds. */
+static const size_t TOKEN_SIZES[] = { 0, 8, 16384, 16385, 32768, 65536, 102400, 131072,
+                                      131073, 262144, 524288, 524289, 1048576 };
+enum { NSIZES = sizeof(TOKEN_SIZES) / sizeof(TOKEN_SIZES[0]) };
+
+/* A run of broadcasts that all keep copies, replayed: no more than
+ * FTC_FT_WINDOW - 1 calls without tokens in a row (the calls present at a
+ * meeting stay within the window), and the copies kept since the last
+ * call with tokens within FTC_BCAST_KEPT_BYTES per size class, whatever the
+ * order of the sizes. */
+static void replay_tokens(const size_t *sizes, long calls)
+{
+    long class_calls[FTC_BCAST_TOKEN_CLASSES] = { 0 };
+    size_t kept[FTC_BCAST_TOKEN_CLASSES] = { 0 };
+    long without = 0;
+    for (long number = 1; number <= calls; number++) {
+        const size_t bytes = sizes[number - 1];
+        const int k = ftc_bcast_token_class(bytes);
+        if (ftc_bcast_sends_tokens(number, bytes, ++class_calls[k])) {
+            without = 0;
+            memset(kept, 0, sizeof(kept));   /* every rank entered: a new window */
+            continue;
+        }
+        assert_true(++without <= FTC_FT_WINDOW - 1);
+        kept[k] += bytes;
+        assert_true(kept[k] <= FTC_BCAST_KEPT_BYTES);
+    }
+}
+
+static void tokens_bound_the_window_and_the_copies(void **state)
+{
+    (void)state;
+    enum { CALLS = 4096 };
+    static size_t sizes[CALLS];
+    for (int a = 0; a < NSIZES; a++) {
+        for (int b = 0; b < NSIZES; b++) {
+            for (long i = 0; i < CALLS; i++)   /* one size, then two alternating */
+                sizes[i] = a == b ? TOKEN_SIZES[a] : TOKEN_SIZES[i % 2 ? a : b];
+            replay_tokens(sizes, CALLS);
+        }
+    }
+    uint32_t x = 2463534242u;   /* xorshift32: any order of sizes */
+    for (int run = 0; run < 64; run++) {
+        for (long i = 0; i < CALLS; i++) {
+            x ^= x << 13, x ^= x >> 17, x ^= x << 5;
+            sizes[i] = TOKEN_SIZES[x % NSIZES];
+        }
+        replay_tokens(sizes, CALLS);
+    }
+    /* a run of small broadcasts waits for every rank only once a window */
+    for (long i = 0; i < CALLS; i++)
+        sizes[i] = 8;
+    long with = 0;
+    for (long number = 1, k = 1; number <= CALLS; number++, k++)
+        with += ftc_bcast_sends_tokens(number, 8, k);
+    assert_int_equal(with, CALLS / FTC_FT_WINDOW);
+}
+
 /* From FTC_BCAST_CONFIRM_BYTES on a call confirms and keeps nothing;
  * below, it keeps its copy, with tokens less often than every call. */
 static void large_messages_confirm(void **state)
@@ -275,6 +337,7 @@ int main(void)
         cmocka_unit_test(choice_follows_open_mpi),
         cmocka_unit_test(plan_names),
         cmocka_unit_test(token_period_bounds_the_kept_bytes),
+        cmocka_unit_test(tokens_bound_the_window_and_the_copies),
         cmocka_unit_test(large_messages_confirm),
         cmocka_unit_test(confirmation_setting),
     };
