@@ -263,12 +263,17 @@ static int run_attempt(ftc_ft_call *c)
 
 /* ---- one call ------------------------------------------------------------------------- */
 
-/* A window call's value after the window's others, in the arena. */
+/* A window call's value after the window's others, in the arena, which
+ * doubles when it grows: growing to the byte would copy the whole window
+ * again on every call of a window longer than any before. */
 static int place_in_arena(struct ftc_allreduce_state *s, ftc_kept_result *k, size_t bytes)
 {
     const size_t offset = (s->arena_used + 7) & ~(size_t)7;   /* aligned for any type */
+    const size_t needed = offset + (bytes > 0 ? bytes : 1);
+    const size_t doubled = 2 * s->arena_capacity;
     const int rc = ftc_ensure_capacity(&s->arena, &s->arena_capacity,
-                                       offset + (bytes > 0 ? bytes : 1));
+                                       needed > s->arena_capacity && doubled > needed ? doubled
+                                                                                      : needed);
     if (rc != MPI_SUCCESS)
         return rc;
     k->offset = offset;
@@ -320,7 +325,7 @@ ftc_kept_result *ftc_allreduce_kept_result(ftc_comm_t comm, long number)
     if (!ftc_ft_window_keeps(comm->ft, number))
         return NULL;
     ftc_kept_result *k = &s->window[number % FTC_FT_WINDOW];
-    k->data = s->arena + k->offset;   /* the arena may have moved since it was kept */
+    k->data = s->arena ? s->arena + k->offset : NULL;   /* it may have moved since */
     return k;
 }
 

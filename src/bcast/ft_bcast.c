@@ -384,7 +384,7 @@ static int exchange(bcast_call *b, const plan_step *s, int step, sends_in_flight
  * on some calls (select.h): every call whose number is a multiple of
  * FTC_FT_WINDOW, so that the calls present at a meeting stay within the
  * window whatever the sizes, and every period-th call of its size class
- * (every FTC_FT_WINDOW-th for messages up to 16 KiB, every one from
+ * (every FTC_FT_WINDOW-th for messages up to 16 KiB, every one above
  * 512 KiB), so that the results every rank keeps since the last call with
  * tokens (ft/reconcile.h) stay within FTC_BCAST_KEPT_BYTES per class. The
  * scatter and ring synchronizes every rank anyway (scatter_ring.h).

@@ -84,5 +84,10 @@ int ftc_bcast_token_class(size_t bytes)
 
 bool ftc_bcast_sends_tokens(long number, size_t bytes, long class_calls)
 {
-    return number % FTC_FT_WINDOW == 0 || class_calls % ftc_bcast_token_period(bytes) == 0;
+    const long period = ftc_bcast_token_period(bytes);
+    /* a period of the whole window: the call number's multiples bound the
+     * class's copies already, and its count, out of step with the number
+     * once another collective took one, would add a second wait a window */
+    return number % FTC_FT_WINDOW == 0 ||
+           (period < FTC_FT_WINDOW && class_calls % period == 0);
 }

@@ -23,9 +23,11 @@
  * last call with tokens, for ranks still inside it when others meet
  * (ft/reconcile.h). A call whose number is a multiple of FTC_FT_WINDOW
  * has them whatever its size, so no more than FTC_FT_WINDOW - 1 calls
- * without come in a row; and each size class has them once every
- * `period` of its own calls: the window, halved until the copies of one
- * period fit in FTC_BCAST_KEPT_BYTES (down to 1: tokens every call). The
+ * without come in a row, and at most FTC_FT_WINDOW - 1 copies of up to
+ * FTC_BCAST_KEPT_BYTES / FTC_FT_WINDOW; each larger size class has them
+ * once every `period` of its own calls: the window, halved until the
+ * copies of one period fit in FTC_BCAST_KEPT_BYTES (down to 1: tokens
+ * every call). The
  * copies kept at a time stay within FTC_BCAST_KEPT_BYTES per class,
  * whatever the order of the sizes: counted by call number instead, a
  * program alternating a small broadcast with a large one would bring the
@@ -89,7 +91,8 @@ int ftc_bcast_token_class(size_t bytes);
 /* Whether a binomial-flow broadcast of `bytes` that keeps copies sends its
  * tokens in call `number`, the `class_calls`-th call of its size class on
  * the communicator (every rank counts alike): in every call whose number is
- * a multiple of FTC_FT_WINDOW, and in every period-th call of the class. */
+ * a multiple of FTC_FT_WINDOW, and in every period-th call of the class
+ * when the period is shorter than the window. */
 bool ftc_bcast_sends_tokens(long number, size_t bytes, long class_calls);
 
 /* The setting named `name` ("auto", "on", "off"); false if none is. */

@@ -15,8 +15,11 @@
  * wherever the root survived; with FTCOLL_TEST_BCAST_LOST=C, the error in
  * call C (its root died before sending anything). Then, over a
  * communicator of the survivors: every call's outcome the same on every
- * survivor. The lowest survivor prints one line:
- *   bcast-kill p=P survivors=N calls=C wrong=W delivered=[1 0 1 1]: PASS|FAIL
+ * survivor; with FTCOLL_TEST_BCAST_LATE=N, some survivor finished N calls
+ * or more in a recovery (ftc_comm_recovered_calls: served late). The
+ * lowest survivor prints one line (late: the most calls one survivor
+ * finished in a recovery):
+ *   bcast-kill p=P survivors=N calls=C late=L wrong=W delivered=[1 0 1 1]: PASS|FAIL
  */
 #include <stdbool.h>
 #include <stdio.h>
@@ -38,6 +41,14 @@ static bool burst(void)
 }
 
 static int calls(void) { return burst() ? BURST_CALLS : CALLS; }
+
+/* FTCOLL_TEST_BCAST_LATE=N: some survivor must have finished at least N
+ * calls in a recovery (a rank served call after call); 0 if unset. */
+static long late_calls_expected(void)
+{
+    const char *text = getenv("FTCOLL_TEST_BCAST_LATE");
+    return text ? atol(text) : 0;
+}
 
 static int root_of(int call, int p) { return burst() ? 0 : (call - 1) % p; }
 
@@ -141,6 +152,7 @@ int main(int argc, char **argv)
     int wrong = 0, delivered[MAX_CALLS];
     for (int call = 1; call <= ncalls; call++)
         wrong += check_call(comm, rank, p, call, &delivered[call - 1]);
+    long recovered = ftc_comm_recovered_calls(comm), most_recovered = 0;
 
     MPI_Comm survivors;
     if (ftc_comm_survivors(comm, &survivors) != MPI_SUCCESS)
@@ -155,6 +167,12 @@ int main(int argc, char **argv)
         root_alive[call - 1] = rank == root_of(call, p);
     MPI_Allreduce(MPI_IN_PLACE, root_alive, ncalls, MPI_INT, MPI_MAX, survivors);
     MPI_Allreduce(&wrong, &total_wrong, 1, MPI_INT, MPI_SUM, survivors);
+    MPI_Allreduce(&recovered, &most_recovered, 1, MPI_LONG, MPI_MAX, survivors);
+    if (reporter == 0 && most_recovered < late_calls_expected()) {
+        fprintf(stderr, "FAIL: at most %ld calls finished in a recovery on one survivor, "
+                        "expected %ld or more\n", most_recovered, late_calls_expected());
+        total_wrong++;
+    }
     for (int call = 1; call <= ncalls && reporter == 0; call++) {
         const char *why = lowest[call - 1] != highest[call - 1] ? "outcomes differ between survivors"
                         : root_alive[call - 1] && !lowest[call - 1] ? "its root survived, yet no data"
@@ -165,8 +183,8 @@ int main(int argc, char **argv)
         }
     }
     if (reporter == 0) {
-        printf("bcast-kill p=%d survivors=%d calls=%d wrong=%d delivered=[", p, n, ncalls,
-               total_wrong);
+        printf("bcast-kill p=%d survivors=%d calls=%d late=%ld wrong=%d delivered=[", p, n,
+               ncalls, most_recovered, total_wrong);
         for (int call = 0; call < ncalls; call++)
             printf("%s%d", call ? " " : "", lowest[call]);
         printf("]: %s\n", total_wrong ? "FAIL" : "PASS");

@@ -99,15 +99,15 @@ def parse_args(argv):
     ap.add_argument("--collective", choices=["allreduce", "bcast"], default="allreduce",
                     help="what torture_api calls back to back: ftc_allreduce (with a "
                          "broadcast and a barrier every 16 calls), or ftc_bcast from "
-                         "varying roots, runs of twenty small ones (1 .. 256 doubles), "
+                         "varying roots, runs of seventy small ones (1 .. 256 doubles), "
                          "then 1000 and 100000 doubles (default allreduce)")
     ap.add_argument("--keep-all", action="store_true",
                     help="with --keep-logs: keep every job's log, not only failing ones'")
     ap.add_argument("--verbose", action="store_true", help="print every job's reasons")
     args = ap.parse_args(argv)
     args.ranks = [int(x) for x in args.ranks.split(",") if x.strip()]
-    if args.tag_window < 1:
-        ap.error("--tag-window: at least 1")
+    if args.tag_window < TAG_WINDOW:
+        ap.error("--tag-window: at least %d (FTCOLL_TAG_WINDOW's minimum)" % TAG_WINDOW)
     if not args.ranks or min(args.ranks) < 2:
         ap.error("--ranks: process counts of at least 2")
     if args.seed is None:

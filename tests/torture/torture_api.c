@@ -432,14 +432,15 @@ static int torture_other(ftc_comm_t comm, run_state *st, int call)
 }
 
 /* --collective bcast: call `call` is a broadcast, its root and length
- * varying from call to call: runs of twenty small ones (1 .. 256 doubles,
- * most of them without tokens: ranks drift up to the layer's window of
- * calls apart), then 1000 and 100000 doubles (tokens on every call). */
+ * varying from call to call: runs of seventy small ones (1 .. 256 doubles,
+ * all but every 64th call without tokens: ranks drift up to the layer's
+ * window of calls apart), then 1000 doubles (as small) and 100000 (tokens
+ * or a confirmation on every call). */
 static int bcast_loop_length(int call)
 {
     static const int small[] = { 1, 256, 7, 64, 3, 200, 32, 100 };
-    const int at = call % 22;
-    return at < 20 ? small[at % 8] : at == 20 ? 1000 : BCAST_LOOP_MAX_LENGTH;
+    const int at = call % 72;
+    return at < 70 ? small[at % 8] : at == 70 ? 1000 : BCAST_LOOP_MAX_LENGTH;
 }
 
 static int torture_bcast_loop_call(ftc_comm_t comm, run_state *st, const options *opt, int call,

@@ -45,7 +45,7 @@
 #include "torture_launch.h"
 
 enum { MAX_RANKS = 31, MAX_LENGTH = TORTURE_MAX_LENGTH, MAX_REPORTED = 4 };   /* 3 * 4^30 < 2^63 */
-enum { BURST_EVERY = 16, BURST_CALLS = 20, UNTOUCHED = -1 };
+enum { BURST_EVERY = 16, BURST_CALLS = 70, UNTOUCHED = -1 };
 
 
 typedef struct {
