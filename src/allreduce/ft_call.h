@@ -41,8 +41,8 @@ struct ftc_allreduce_state {
      * call every rank entered), in `kept`; the later ones (broadcasts
      * without tokens, ft_bcast.c) in window[call % FTC_FT_WINDOW], their
      * values one after the other in the arena, which starts afresh with
-     * each window: it grows to the most one window held (bcast/select.h
-     * bounds that), however the calls' sizes vary over time */
+     * each window: it grows, doubling, to at most twice the most one window
+     * held (bcast/select.h bounds that), however the sizes vary over time */
     ftc_kept_result kept;
     ftc_kept_result window[FTC_FT_WINDOW];
     char *arena;

@@ -27,11 +27,11 @@
  * FTC_BCAST_KEPT_BYTES / FTC_FT_WINDOW; each larger size class has them
  * once every `period` of its own calls: the window, halved until the
  * copies of one period fit in FTC_BCAST_KEPT_BYTES (down to 1: tokens
- * every call). The
- * copies kept at a time stay within FTC_BCAST_KEPT_BYTES per class,
- * whatever the order of the sizes: counted by call number instead, a
- * program alternating a small broadcast with a large one would bring the
- * large ones only on odd numbers, never a multiple of their period.
+ * every call). The copies kept at a time stay within FTC_BCAST_KEPT_BYTES
+ * per class, whatever the order of the sizes: counted by call number
+ * instead, a program alternating a small broadcast with a large one would
+ * bring the large ones only on odd numbers, never a multiple of their
+ * period.
  *
  * The confirmation: from FTC_BCAST_CONFIRM_BYTES on, a call may make sure
  * that no rank is late instead of copying its result for late ranks. It
