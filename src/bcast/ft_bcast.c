@@ -83,7 +83,8 @@ typedef struct {
     bool contiguous;       /* the buffer is count x type_size dense bytes: packing is a copy */
     int root;              /* a rank of the communicator */
     long number;           /* the call's number in the engine's numbering */
-    long class_calls;      /* calls of its size class so far, this one included (select.h) */
+    int token_class;       /* its size class (select.h) */
+    long class_calls;      /* calls of that class so far, this one included */
     /* the plan: over epoch indices */
     ftc_bcast_algorithm algorithm;
     int n, me, root_index;
@@ -394,7 +395,7 @@ static bool sends_tokens(const bcast_call *b)
     if (!ftc_ft_keeps_results(b->ft) || b->confirms)
         return false;
     return b->algorithm != FTC_BCAST_DISSEMINATION || !b->root_alive ||
-           ftc_bcast_sends_tokens(b->number, b->bytes, b->class_calls);
+           ftc_bcast_sends_tokens(b->number, b->token_class, b->class_calls);
 }
 
 /*
@@ -576,13 +577,13 @@ static int recover(bcast_call *b)
 int ftc_bcast_fault_tolerant(void *buf, int count, MPI_Datatype type, const ftc_type_shape *shape,
                              int root, ftc_comm_t comm)
 {
+    const size_t bytes = (size_t)shape->size * (size_t)count;
+    const int token_class = ftc_bcast_token_class(bytes);
     bcast_call b = { .comm = comm, .ft = comm->ft, .buf = buf, .count = count, .type = type,
-                     .extent = shape->extent, .type_size = shape->size,
-                     .bytes = (size_t)shape->size * (size_t)count,
+                     .extent = shape->extent, .type_size = shape->size, .bytes = bytes,
                      .contiguous = shape->contiguous, .root = root,
-                     .number = ftc_ft_begin_call(comm->ft),
-                     .class_calls = ++comm->bcast_class_calls[
-                         ftc_bcast_token_class((size_t)shape->size * (size_t)count)],
+                     .number = ftc_ft_begin_call(comm->ft), .token_class = token_class,
+                     .class_calls = ++comm->bcast_class_calls[token_class],
                      .data = buf, .wire_count = count,
                      .wire_type = type, .wire_extent = shape->extent, .wire_size = shape->size,
                      .holds_data = comm->rank == root };

@@ -82,9 +82,9 @@ int ftc_bcast_token_class(size_t bytes)
     return k;
 }
 
-bool ftc_bcast_sends_tokens(long number, size_t bytes, long class_calls)
+bool ftc_bcast_sends_tokens(long number, int token_class, long class_calls)
 {
-    const long period = ftc_bcast_token_period(bytes);
+    const long period = FTC_FT_WINDOW >> token_class;
     /* a period of the whole window: the call number's multiples bound the
      * class's copies already, and its count, out of step with the number
      * once another collective took one, would add a second wait a window */

@@ -88,12 +88,12 @@ long ftc_bcast_token_period(size_t bytes);
 enum { FTC_BCAST_TOKEN_CLASSES = 7 };
 int ftc_bcast_token_class(size_t bytes);
 
-/* Whether a binomial-flow broadcast of `bytes` that keeps copies sends its
- * tokens in call `number`, the `class_calls`-th call of its size class on
- * the communicator (every rank counts alike): in every call whose number is
- * a multiple of FTC_FT_WINDOW, and in every period-th call of the class
- * when the period is shorter than the window. */
-bool ftc_bcast_sends_tokens(long number, size_t bytes, long class_calls);
+/* Whether a binomial-flow broadcast that keeps copies sends its tokens in
+ * call `number`, the `class_calls`-th call of its size class `token_class`
+ * (ftc_bcast_token_class) on the communicator (every rank counts alike):
+ * in every call whose number is a multiple of FTC_FT_WINDOW, and in every
+ * period-th call of the class when the period is shorter than the window. */
+bool ftc_bcast_sends_tokens(long number, int token_class, long class_calls);
 
 /* The setting named `name` ("auto", "on", "off"); false if none is. */
 bool ftc_bcast_confirmation_parse(const char *name, ftc_bcast_confirmation *out);
