@@ -96,9 +96,22 @@ typedef enum {
  * MPI_ERR_BUFFER, MPI_ERR_TYPE (null, uncommitted, or 2 GiB or larger),
  * MPI_ERR_ARG (send and receive blocks differ in bytes), MPI_ERR_TRUNCATE
  * (a message of the wrong size: ranks passed different block sizes), or the
- * MPI error a transfer returned. With ULFM, once a rank of the communicator
- * has failed (before or during the call): MPIX_ERR_PROC_FAILED on every
- * survivor (ftc_comm_survivors gives a communicator of the live ranks).
+ * MPI error a transfer returned.
+ *
+ * With ULFM, ranks may die before or during the call: every survivor still
+ * returns MPI_SUCCESS, with the blocks of a set S of ranks in place, the
+ * same S on every survivor: every survivor's block, and a dead rank's when
+ * some survivor had completed the call (it held every block). The report
+ * says which blocks are valid (ftc_allreduce_last_report's in_result: S).
+ * A block outside S is left as it was when its rank died before the call;
+ * when its rank died during the call it may hold part of that rank's data.
+ * Later calls run over the survivors. The blocks' recovery after a failure
+ * carries them in one message: with ULFM, MPI_ERR_COUNT when the p blocks
+ * come to 2 GiB or more. Like the allreduce, the call counts
+ * for FTCOLL_INJECT's call=C (step=0: as the rank enters the call; step=1:
+ * once every block reached it; 2..: the confirmation's exchanges, where
+ * 128 KiB of blocks or more confirm that every rank holds them rather than
+ * keep a copy for late ranks).
  */
 int ftc_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                   void *recvbuf, int recvcount, MPI_Datatype recvtype,
@@ -176,7 +189,8 @@ ftc_allgather_algorithm ftc_allgather_decide(int p, size_t block_bytes);
 int ftc_allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
                   MPI_Op op, ftc_comm_t comm);
 
-/* What the last ftc_allreduce on a communicator did, as this rank saw it. */
+/* What the last fault-tolerant call on a communicator (allreduce, allgather,
+ * broadcast, barrier) did, as this rank saw it. */
 typedef struct {
     int size;              /* ranks of the communicator */
     int contributors;      /* ranks in S */
@@ -189,14 +203,16 @@ typedef struct {
 
 /*
  * Fills `report`; `in_result` and `failed` (each NULL, or `size` ints) get
- * 1 for the ranks in S, and for the ranks found dead during the call.
- * MPI_ERR_OTHER if no allreduce has completed on `comm`.
+ * 1 for the ranks in S (for an allgather: the valid blocks), and for the
+ * ranks found dead during the call. MPI_ERR_OTHER if no fault-tolerant call
+ * has completed on `comm`.
  */
 int ftc_allreduce_last_report(ftc_comm_t comm, ftc_allreduce_report *report, int *in_result,
                               int *failed);
 
 /*
- * How many fault-tolerant calls on `comm` (allreduce, broadcast, barrier)
+ * How many fault-tolerant calls on `comm` (allreduce, allgather, broadcast,
+ * barrier)
  * so far wrote a report with recovery_rounds > 0 on this rank: a test that
  * costs nothing, after a call, of whether ftc_allreduce_last_report has
  * news of a failure. A broadcast from a root dead since an earlier call

@@ -71,9 +71,4 @@ int ftc_ensure_capacity(char **buffer, size_t *capacity, size_t bytes);
 int ftc_typed_copy(const void *src, int scount, MPI_Datatype stype, bool scontiguous,
                    void *dst, int rcount, MPI_Datatype rtype, bool rcontiguous, MPI_Comm comm);
 
-/* Moves slot j to slot (j + rotation) mod p, for j in 0..p-1. `scratch` is
- * grown as needed (free it with free()); `comm` as for ftc_typed_copy. */
-int ftc_rotate_slots(const ftc_slots *slots, int p, int rotation, char **scratch,
-                     size_t *scratch_size, MPI_Comm comm);
-
 #endif

@@ -1,6 +1,10 @@
 /* The point-to-point layer over MPI; the rule it keeps is in p2p.h. */
 #include "p2p.h"
 
+#ifdef FTCOLL_HAVE_ULFM
+#include <mpi-ext.h>
+#endif
+
 int ftc_p2p_isend(const void *buf, int count, MPI_Datatype type, int peer, int tag,
                   MPI_Comm comm, MPI_Request *request)
 {
@@ -76,4 +80,19 @@ void ftc_p2p_retract(MPI_Request *receive)
             MPI_Request_free(receive);
     }
     *receive = MPI_REQUEST_NULL;
+}
+
+bool ftc_p2p_is_process_failure(int rc)
+{
+#ifdef FTCOLL_HAVE_ULFM
+    if (rc == MPI_SUCCESS)
+        return false;   /* asked after every call: spare it MPI_Error_class */
+    int error_class = rc;
+    MPI_Error_class(rc, &error_class);
+    return error_class == MPIX_ERR_PROC_FAILED || error_class == MPIX_ERR_PROC_FAILED_PENDING
+        || error_class == MPIX_ERR_REVOKED;
+#else
+    (void)rc;
+    return false;
+#endif
 }

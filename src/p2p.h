@@ -34,7 +34,6 @@
  * (ft/ft.h). The tree broadcast's messages travel on its own duplicate of
  * the communicator (bcast/adaptive_config.c). */
 enum {
-    FTC_TAG_ALLGATHER = 7001,
     FTC_TAG_SENTINEL = 7002,          /* never sent: a wildcard receive that ULFM fails */
     FTC_TAG_GUARD_UP = 7003,          /* check-in reports, child to parent */
     FTC_TAG_GUARD_DOWN = 7004,        /* the decision, parent to child */
@@ -91,5 +90,9 @@ void ftc_p2p_abandon(MPI_Request *request, bool is_receive);
  * The request is null afterwards.
  */
 void ftc_p2p_retract(MPI_Request *receive);
+
+/* Whether `rc` says a process failed (with ULFM: a peer's failure, one not
+ * yet acknowledged, or a revoked communicator); false without ULFM. */
+bool ftc_p2p_is_process_failure(int rc);
 
 #endif

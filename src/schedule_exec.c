@@ -80,6 +80,19 @@ static void finish_pending(int n, MPI_Request *requests, MPI_Status *statuses)
             statuses[i].MPI_ERROR = MPI_Wait(&requests[i], &statuses[i]);
 }
 
+/* A transfer of the step ended in a process failure (the others may still
+ * be pending: a peer interrupted before it sent will never send). */
+static bool step_saw_failure(int rc, int n, const MPI_Status *statuses)
+{
+    if (rc != MPI_ERR_IN_STATUS)
+        return ftc_p2p_is_process_failure(rc);
+    for (int i = 0; i < n; i++)
+        if (statuses[i].MPI_ERROR != MPI_ERR_PENDING
+            && ftc_p2p_is_process_failure(statuses[i].MPI_ERROR))
+            return true;
+    return false;
+}
+
 static int failed_step(int rc, const ftc_xfer *xfers, int n, MPI_Status *statuses, int step,
                        const char *what)
 {
@@ -144,9 +157,11 @@ static int run_step(const ftc_schedule *s, int step, const ftc_slots *slots, MPI
     const bool watching = watch && *watch != MPI_REQUEST_NULL;
     int rc = watching ? wait_watching(n, scratch->requests, scratch->statuses, watch)
                       : ftc_p2p_waitall(n, scratch->requests, scratch->statuses);
-    if (rc == FTC_EXEC_INTERRUPTED) {
+    /* watched, a failure interrupts: waiting for the rest of the step
+     * could wait for a peer that went to meet the survivors */
+    if (rc == FTC_EXEC_INTERRUPTED || (watching && step_saw_failure(rc, n, scratch->statuses))) {
         abandon(xfers, n, scratch->requests);
-        return rc;
+        return FTC_EXEC_INTERRUPTED;
     }
     if (rc == MPI_ERR_IN_STATUS)
         finish_pending(n, scratch->requests, scratch->statuses);

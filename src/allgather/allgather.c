@@ -1,12 +1,15 @@
 /*
- * ftc_allgather: checks the arguments, picks the algorithm, plans it (once
- * per communicator), places this rank's block and runs the plan.
+ * ftc_allgather: checks the arguments, picks the algorithm for the live
+ * ranks, plans it (once per communicator and epoch), places this rank's
+ * block and runs the plan; after a failure, ft_allgather.c ends the call
+ * over the survivors.
  */
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "../allreduce/ft_engine.h"
 #include "../args.h"
 #include "../buffer.h"
 #include "../comm.h"
@@ -16,6 +19,15 @@
 #include "../module.h"
 #include "../p2p.h"
 #include "algorithms.h"
+#include "ft_allgather.h"
+#include "state.h"
+
+/* Whether a failure can be survived (ULFM), so that the call ends it. */
+#ifdef FTCOLL_HAVE_ULFM
+enum { FTC_ALLGATHER_SURVIVES = 1 };
+#else
+enum { FTC_ALLGATHER_SURVIVES = 0 };
+#endif
 
 /* ---- names ------------------------------------------------------------- */
 
@@ -77,14 +89,6 @@ int ftc_allgather_algorithm_parse(const char *text, ftc_allgather_algorithm *out
     return ftc_fail(MPI_ERR_ARG, "unknown allgather algorithm \"%s\"; valid: %s", text, valid);
 }
 
-struct ftc_allgather_state {
-    ftc_allgather_algorithm forced;   /* FTC_ALLGATHER_AUTO: decision table */
-    ftc_known_type known;             /* spares the type queries of most calls */
-    ftc_allgather_choice last;
-    ftc_schedule *plans[FTC_ALLGATHER_ALGORITHM_COUNT];   /* built on first use */
-    bool own_block_alone[FTC_ALLGATHER_ALGORITHM_COUNT];  /* of each plan, found with it */
-};
-
 /* ---- the module (module.h) ---------------------------------------------------- */
 
 static int allgather_create(ftc_comm_t comm)
@@ -135,6 +139,7 @@ static void allgather_release(ftc_comm_t comm)
             free(comm->allgather->plans[i]);
         }
     }
+    free(comm->allgather->gathered);
     free(comm->allgather);
     comm->allgather = NULL;
 }
@@ -214,6 +219,11 @@ static int check_arguments(side *send, side *recv, bool in_place, ftc_comm_t com
     if ((long long)recv->count * comm->size > INT_MAX)
         return ftc_fail(MPI_ERR_COUNT, "ftc_allgather: recvcount x p = %lld exceeds INT_MAX",
                         (long long)recv->count * comm->size);
+    const long long all_bytes = (long long)recv->count * recv->type_size * comm->size;
+    if (FTC_ALLGATHER_SURVIVES && all_bytes > FTC_ALLGATHER_MAX_BYTES)
+        return ftc_fail(MPI_ERR_COUNT, "ftc_allgather: the %d blocks come to %lld bytes; the "
+                        "recovery after a failure carries at most %d", comm->size, all_bytes,
+                        FTC_ALLGATHER_MAX_BYTES);
     return MPI_SUCCESS;
 }
 
@@ -221,33 +231,41 @@ static int check_arguments(side *send, side *recv, bool in_place, ftc_comm_t com
 
 /* The call's choice, written where ftc_allgather_last_choice reads it (no
  * copy of its reason on every call), and logged when it changed. */
-static ftc_allgather_algorithm choose(ftc_comm_t comm, size_t block_bytes)
+static ftc_allgather_algorithm choose(ftc_comm_t comm, int n, size_t block_bytes)
 {
     ftc_allgather_choice *choice = &comm->allgather->last;
     const ftc_allgather_algorithm selected_before = choice->selected,
                                   executed_before = choice->executed;
     choice->requested = comm->allgather->forced;
     choice->selected = choice->requested == FTC_ALLGATHER_AUTO
-        ? ftc_allgather_decide(comm->size, block_bytes) : choice->requested;
-    choice->executed = ftc_allgather_resolve(choice->selected, comm->size, block_bytes,
+        ? ftc_allgather_decide(n, block_bytes) : choice->requested;
+    choice->executed = ftc_allgather_resolve(choice->selected, n, block_bytes,
                                              choice->reason, sizeof(choice->reason));
     if (comm->verbose && comm->rank == 0
         && (choice->selected != selected_before || choice->executed != executed_before))
-        fprintf(stderr, "ftcoll: allgather on %d ranks: %s%s%s%s\n", comm->size,
+        fprintf(stderr, "ftcoll: allgather on %d ranks: %s%s%s%s\n", n,
                 ftc_allgather_algorithm_name(choice->executed),
                 choice->requested == FTC_ALLGATHER_AUTO ? " (decision table)" : " (forced)",
                 choice->reason[0] ? " — " : "", choice->reason);
     return choice->executed;
 }
 
-static int plan_for(ftc_comm_t comm, ftc_allgather_algorithm alg, const ftc_schedule **out)
+/* The plan of `alg` for live rank `me` of n: the one built before, unless
+ * ranks died since. */
+static int plan_for(ftc_comm_t comm, ftc_allgather_algorithm alg, int me, int n,
+                    const ftc_schedule **out)
 {
     ftc_schedule *plan = comm->allgather->plans[alg];
+    if (plan && (plan->rank != me || plan->size != n)) {
+        ftc_schedule_destroy(plan);
+        free(plan);
+        comm->allgather->plans[alg] = plan = NULL;
+    }
     if (!plan) {
         plan = malloc(sizeof(*plan));
         if (!plan)
             return ftc_fail(MPI_ERR_NO_MEM, "ftc_allgather: out of memory planning");
-        ftc_schedule_init(plan, comm->rank, comm->size);
+        ftc_schedule_init(plan, me, n);
         if (!ftc_allgather_build_plan(alg, plan)) {
             ftc_schedule_destroy(plan);
             free(plan);
@@ -277,26 +295,126 @@ static int place_own_block(const ftc_schedule *plan, const side *send, bool in_p
 }
 
 /*
- * Places the own block and runs the plan. Where the plan sends the own block
- * only on its own (two-proc, ring), it goes out straight from the send
- * buffer and is placed after the run, as Open MPI does: placing it first
- * puts a copy of the whole block before the first message, on every rank's
- * critical path (at p = 2 and 1 MiB, half again the call's time).
+ * Places the own block and runs the plan over the epoch's communicator
+ * with the call's tag (no message of another call can match). Where the
+ * plan sends the own block only on its own (two-proc, ring), it goes out
+ * straight from the send buffer and is placed after the run, as Open MPI
+ * does: placing it first puts a copy of the whole block before the first
+ * message, on every rank's critical path (at p = 2 and 1 MiB, half again
+ * the call's time).
  */
-static int gather_blocks(ftc_comm_t comm, const ftc_schedule *plan, const side *send,
-                         bool in_place, ftc_slots *slots, ftc_allgather_algorithm algorithm)
+static int gather_blocks(ftc_comm_t comm, long number, const ftc_schedule *plan,
+                         const side *send, bool in_place, ftc_slots *slots,
+                         ftc_allgather_algorithm algorithm)
 {
     const bool own_block_after = !in_place && comm->allgather->own_block_alone[algorithm];
     const ftc_own_block own = { plan->own_slot, send->buf, send->count, send->type };
     slots->own = own_block_after ? &own : NULL;
     int rc = own_block_after ? MPI_SUCCESS
                              : place_own_block(plan, send, in_place, slots, comm->comm);
+    ftc_allreduce_injection_point(comm, number, 0, FTC_INJECT_BEFORE_SEND, NULL);
     if (rc == MPI_SUCCESS)
-        rc = ftc_schedule_run(plan, slots, comm->comm, FTC_TAG_ALLGATHER, &comm->exec,
+        rc = ftc_schedule_run(plan, slots, ftc_ft_epoch_comm(comm->ft),
+                              ftc_ft_call_tag(comm->ft, number), &comm->exec,
                               ftc_allgather_algorithm_name(algorithm), ftc_ft_sentinel(comm->ft));
     slots->own = NULL;
+    if (rc == MPI_SUCCESS)   /* every block arrived here; the others may still wait */
+        ftc_allreduce_injection_point(comm, number, 1, FTC_INJECT_BEFORE_SEND, NULL);
     if (rc == MPI_SUCCESS && own_block_after)
         rc = place_own_block(plan, send, in_place, slots, comm->comm);
+    return rc;
+}
+
+/* The attempt over the live ranks: every block in the user's buffer, the
+ * dead ranks' slots as they were. `send` is in place only where the plan
+ * gathers in the user's buffer. */
+static int run_attempt(ftc_comm_t comm, const ftc_allgather_call *a, const ftc_schedule *plan,
+                       const side *send, bool apart, ftc_allgather_algorithm algorithm)
+{
+    ftc_slots slots;
+    int rc = ftc_allgather_attempt_slots(a, apart, &slots);
+    if (rc == MPI_SUCCESS && ftc_ft_failure_known(comm->ft))
+        rc = FTC_EXEC_INTERRUPTED;
+    if (rc == MPI_SUCCESS)
+        rc = gather_blocks(comm, a->number, plan, send, a->in_place && !apart, &slots, algorithm);
+    if (rc == MPI_SUCCESS && apart)
+        rc = ftc_allgather_deliver(a, &slots, plan->rotation);
+    return rc;
+}
+
+/* The send side as the attempt sees it: gathering apart from the user's
+ * buffer, an in-place block is sent from this rank's slot there. */
+static side attempt_send(const ftc_allgather_call *a, const side *send, const side *recv,
+                         bool apart)
+{
+    if (!a->in_place || !apart)
+        return *send;
+    return (side){ a->send, recv->count, recv->type, &send_names, recv->type_size,
+                   recv->contiguous };
+}
+
+/* The call's description for ft_allgather.c. */
+static ftc_allgather_call describe(ftc_comm_t comm, const side *send, const side *recv,
+                                   bool in_place)
+{
+    MPI_Aint lb = 0, extent = 0;
+    MPI_Type_get_extent(recv->type, &lb, &extent);
+    char *recvbuf = (char *)recv->buf;
+    const MPI_Aint stride = extent * recv->count;
+    ftc_allgather_call a = {
+        .comm = comm, .in_place = in_place,
+        .send = in_place ? recvbuf + (MPI_Aint)comm->rank * stride : send->buf,
+        .send_count = in_place ? recv->count : send->count,
+        .send_type = in_place ? recv->type : send->type,
+        .send_contiguous = in_place ? recv->contiguous : send->contiguous,
+        .recv = recvbuf, .count = recv->count, .type = recv->type,
+        .contiguous = recv->contiguous, .stride = stride,
+        .block_bytes = (size_t)recv->count * (size_t)recv->type_size,
+    };
+    return a;
+}
+
+/*
+ * The whole call after the checks. Even an empty block runs the schedule
+ * (of empty messages): returning at once would leave waiting any rank that
+ * passed a larger block.
+ */
+static bool interrupted(int rc)
+{
+    return FTC_ALLGATHER_SURVIVES
+        && (rc == FTC_EXEC_INTERRUPTED || rc == FTC_DETECTED || ftc_ft_is_process_failure(rc));
+}
+
+static int allgather_checked(ftc_comm_t comm, const side *send, const side *recv,
+                             bool in_place)
+{
+    ftc_allgather_call a = describe(comm, send, recv, in_place);
+    a.number = ftc_ft_begin_call(comm->ft);
+    const int n = ftc_ft_live_count(comm->ft), me = ftc_ft_live_index(comm->ft);
+    const ftc_allgather_algorithm executed = choose(comm, n, a.block_bytes);
+    const ftc_schedule *plan = NULL;
+    int rc = plan_for(comm, executed, me, n, &plan);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    const bool apart = ftc_allgather_gathers_apart(&a, plan->rotation);
+    const side attempt = attempt_send(&a, send, recv, apart);
+    /* a rank others wait for in a meeting goes there first */
+    rc = ftc_ft_owes_meeting(comm->ft) ? FTC_EXEC_INTERRUPTED
+                                       : run_attempt(comm, &a, plan, &attempt, apart, executed);
+    const bool holds_every_block = rc == MPI_SUCCESS, confirms = ftc_allgather_confirms(&a);
+    int confirmed = MPI_SUCCESS;
+    /* after an error of its own (a block of the wrong size), a rank still
+     * takes part, so that the others do not wait for its tokens */
+    if (confirms && !interrupted(rc))
+        confirmed = ftc_allgather_confirm(&a);
+    if (rc == MPI_SUCCESS)
+        rc = confirmed;
+    if (rc == MPI_SUCCESS)
+        return ftc_allgather_complete(&a, confirms);
+    if (interrupted(rc) || interrupted(confirmed)) {
+        const int recovered = ftc_allgather_recover(&a, holds_every_block);
+        return interrupted(rc) ? recovered : rc;
+    }
     return rc;
 }
 
@@ -311,36 +429,8 @@ int ftc_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
     if (comm)   /* guarded: bad arguments here stop every rank cleanly */
         rc = ftc_guard_enter(comm, FTC_GUARDED_ALLGATHER, rc);
     if (rc == MPI_SUCCESS)
-        rc = ftc_ft_require_every_rank(comm, "ftc_allgather");
-    if (rc != MPI_SUCCESS) {
-        if (comm)
-            ftc_guard_leave(comm);   /* disarms the watchdog if the guard let the call in */
-        return rc;
-    }
-
-    const size_t block_bytes = (size_t)recv.count * (size_t)recv.type_size;
-    const ftc_allgather_algorithm executed = choose(comm, block_bytes);
-    /* Even an empty block runs the schedule (of empty messages): returning
-     * at once would leave waiting any rank that passed a larger block. */
-
-    MPI_Aint lb, extent;
-    MPI_Type_get_extent(recvtype, &lb, &extent);
-    ftc_slots slots = {
-        .base = recvbuf, .stride = extent * recvcount, .count = recvcount, .type = recvtype,
-        .contiguous = recv.contiguous, .slot_bytes = block_bytes,
-    };
-    const ftc_schedule *plan = NULL;
-    rc = plan_for(comm, executed, &plan);
-    if (rc == MPI_SUCCESS && ftc_ft_failure_known(comm->ft))
-        rc = FTC_EXEC_INTERRUPTED;
-    if (rc == MPI_SUCCESS)
-        rc = gather_blocks(comm, plan, &send, in_place, &slots, executed);
-    /* a rank died: settle with the survivors (who may wait for this rank), report it */
-    if (rc == FTC_EXEC_INTERRUPTED || ftc_ft_is_process_failure(rc))
-        rc = ftc_ft_interrupted(comm, "ftc_allgather");
-    if (rc == MPI_SUCCESS)
-        rc = ftc_rotate_slots(&slots, comm->size, plan->rotation, &comm->scratch,
-                              &comm->scratch_size, comm->comm);
-    ftc_guard_leave(comm);
+        rc = allgather_checked(comm, &send, &recv, in_place);
+    if (comm)
+        ftc_guard_leave(comm);   /* disarms the watchdog if the guard let the call in */
     return rc;
 }

@@ -123,7 +123,8 @@ int ftc_allreduce_last_report(ftc_comm_t comm, ftc_allreduce_report *report, int
         return ftc_fail(MPI_ERR_ARG, "ftc_allreduce_last_report: report is NULL");
     const struct ftc_allreduce_state *s = comm->allreduce;
     if (!s->have_report)
-        return ftc_fail(MPI_ERR_OTHER, "ftc_allreduce_last_report: no ftc_allreduce has "
+        return ftc_fail(MPI_ERR_OTHER, "ftc_allreduce_last_report: no fault-tolerant call "
+                                       "(allreduce, allgather, broadcast, barrier) has "
                                        "completed on this communicator");
     *report = s->report;
     report->contributors = ftc_holdings_count(&s->report_held);   /* counted when asked */

@@ -80,7 +80,9 @@ typedef struct {
     MPI_Aint extent;
     int type_size;
     size_t bytes;          /* count x type_size: the message, the same on every rank */
-    bool contiguous;       /* the buffer is count x type_size dense bytes: packing is a copy */
+    bool contiguous;       /* the buffer is count x type_size dense bytes of a predefined
+                            * type: packing is a copy (a dense derived type may list its
+                            * elements out of memory order, as MPI_Pack would not) */
     int root;              /* a rank of the communicator */
     long number;           /* the call's number in the engine's numbering */
     int token_class;       /* its size class (select.h) */
@@ -581,7 +583,9 @@ int ftc_bcast_fault_tolerant(void *buf, int count, MPI_Datatype type, const ftc_
     const int token_class = ftc_bcast_token_class(bytes);
     bcast_call b = { .comm = comm, .ft = comm->ft, .buf = buf, .count = count, .type = type,
                      .extent = shape->extent, .type_size = shape->size, .bytes = bytes,
-                     .contiguous = shape->contiguous, .root = root,
+                     /* the checks remember a predefined type that passed */
+                     .contiguous = shape->contiguous && type == comm->bcast_type.type,
+                     .root = root,
                      .number = ftc_ft_begin_call(comm->ft), .token_class = token_class,
                      .class_calls = ++comm->bcast_class_calls[token_class],
                      .data = buf, .wire_count = count,

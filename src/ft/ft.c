@@ -359,17 +359,7 @@ int ftc_ft_failed_class(void)
 
 bool ftc_ft_is_process_failure(int rc)
 {
-#ifdef FTCOLL_HAVE_ULFM
-    if (rc == MPI_SUCCESS)
-        return false;   /* asked after every call: spare it MPI_Error_class */
-    int error_class = rc;
-    MPI_Error_class(rc, &error_class);
-    return error_class == MPIX_ERR_PROC_FAILED || error_class == MPIX_ERR_PROC_FAILED_PENDING
-        || error_class == MPIX_ERR_REVOKED;
-#else
-    (void)rc;
-    return false;
-#endif
+    return ftc_p2p_is_process_failure(rc);
 }
 
 /*
@@ -492,28 +482,3 @@ int ftc_ft_survivors(ftc_comm_t comm, MPI_Comm *survivors)
 }
 #endif
 
-int ftc_ft_require_every_rank(ftc_comm_t comm, const char *who)
-{
-    ftc_ft *ft = comm->ft;
-    ftc_ft_begin_op(ft);
-    if (ft->owes_meeting) {
-        const int rc = ftc_ft_settle(comm, false, who);
-        if (rc != MPI_SUCCESS)
-            return rc;
-    }
-    if (ft->nlive == ft->size)
-        return MPI_SUCCESS;
-    return ftc_fail(ftc_ft_failed_class(), "%s: %d of the communicator's %d ranks failed and "
-                    "this collective needs every rank: ftc_comm_survivors gives a "
-                    "communicator of the others", who, ft->size - ft->nlive, ft->size);
-}
-
-int ftc_ft_interrupted(ftc_comm_t comm, const char *who)
-{
-    const int rc = ftc_ft_settle(comm, false, who);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    return ftc_fail(ftc_ft_failed_class(), "%s: a rank failed during the call; %d of the "
-                    "communicator's %d ranks are alive: ftc_comm_survivors gives a "
-                    "communicator of them", who, comm->ft->nlive, comm->ft->size);
-}

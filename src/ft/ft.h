@@ -187,14 +187,6 @@ int ftc_ft_settle(ftc_comm_t comm, bool leaving, const char *who);
 /* ftc_comm_free's operation: settles, leaving. */
 int ftc_ft_leave(ftc_comm_t comm);
 
-/* For collectives that need every rank: an owed meeting first, then
- * MPIX_ERR_PROC_FAILED (with ULFM) if any rank has failed. */
-int ftc_ft_require_every_rank(ftc_comm_t comm, const char *who);
-
-/* A collective that needs every rank saw a process failure mid-call:
- * settles with the survivors, then MPIX_ERR_PROC_FAILED. */
-int ftc_ft_interrupted(ftc_comm_t comm, const char *who);
-
 /* ftc_comm_survivors' operation: MPIX_Comm_shrink of the current epoch
  * (after settling), or a duplicate without ULFM. */
 int ftc_ft_survivors(ftc_comm_t comm, MPI_Comm *survivors);

@@ -2,11 +2,11 @@
  * Reconciling where the survivors are when they meet. Pure C, no MPI.
  *
  * A meeting gathers, from every survivor, where it is: inside a call of
- * the fault-tolerant engine (which one), between calls (settling before
- * a collective that needs every rank, or before ftc_comm_survivors), or
- * leaving (ftc_comm_free). Calls present differ by at most FTC_FT_WINDOW:
- * a call that every rank must enter before any rank completes it (an
- * allreduce needs every input; a broadcast with its tokens) comes at least
+ * the fault-tolerant engine (which one), between calls (settling an owed
+ * meeting, or before ftc_comm_survivors), or leaving (ftc_comm_free).
+ * Calls present differ by at most FTC_FT_WINDOW: a call that every rank
+ * must enter before any rank completes it (an allreduce or an allgather
+ * needs every input; a broadcast with its tokens) comes at least
  * every FTC_FT_WINDOW calls, and a rank keeps the result of every call it
  * completed since the last such call (its kept window), so that it can
  * serve any rank still inside one of them.
@@ -58,7 +58,7 @@ typedef struct {
     long kept_first;       /* the calls it completed and kept the results of: */
     long kept_last;        /* kept_first .. kept_last (0, 0: none) */
     long op;               /* its operation: every operation on the communicator that
-                            * may meet (a call, ftc_allgather, ftc_comm_survivors,
+                            * may meet (a call, ftc_comm_survivors,
                             * ftc_comm_free) has the same number on every rank */
 } ftc_ft_presence;
 

@@ -4,8 +4,7 @@
  * an MPI attribute (MPI_COMM_WORLD's is kept aside, for speed).
  *
  *   first collective on comm  -> ftc_comm_create(comm)   (every rank is there)
- *   a failure ftcoll reports  -> layer_shrink: the survivors' communicator,
- *                                with the program's rank of each survivor
+ *   a failure                 -> nothing: ftcoll goes on over the survivors
  *   MPI_Comm_free(comm)       -> ftc_comm_free, then MPI's free
  *   MPI_Finalize              -> the rest, newest first, the world last
  *
@@ -69,7 +68,6 @@ static void release(layer_comm *lc, bool collective)
         layer_depth--;
     }
     layer_summary_add(&lc->stats);
-    free(lc->user_rank);
     free(lc);
 }
 
@@ -97,7 +95,6 @@ static layer_comm *make(MPI_Comm comm, int *rc)
     if (!lc)
         return NULL;
     lc->user = comm;
-    PMPI_Comm_size(comm, &lc->user_size);
     int inter = 0;
     PMPI_Comm_test_inter(comm, &inter);
     if (!inter) {
@@ -191,11 +188,6 @@ void layer_comms_finish(void)
 
 /* ---- failures ---------------------------------------------------------- */
 
-static int user_rank_of(const layer_comm *lc, int ftc_rank)
-{
-    return lc->user_rank ? lc->user_rank[ftc_rank] : ftc_rank;
-}
-
 /* Records ranks of `comm` found dead, as ranks of MPI_COMM_WORLD. */
 void layer_note_failed(MPI_Comm comm, const int *ranks, int count)
 {
@@ -242,72 +234,8 @@ void layer_note_ft_call(layer_comm *lc)
     int count = 0;
     for (int r = 0; r < size; r++)
         if (dead[r])
-            failed[count++] = user_rank_of(lc, r);
+            failed[count++] = r;
     free(dead);
     layer_note_failed(lc->user, failed, count);
     free(failed);
-}
-
-/*
- * Moves `lc` onto a communicator of the survivors (collective over them):
- * every survivor returned the same failure from ftcoll, so all are here.
- */
-int layer_shrink(layer_comm *lc)
-{
-    layer_depth++;
-    MPI_Comm survivors = MPI_COMM_NULL;
-    int rc = ftc_comm_survivors(lc->ftc, &survivors);
-    ftc_comm_t next = NULL;
-    if (rc == MPI_SUCCESS) {
-        rc = ftc_comm_create(survivors, &next);
-        if (rc == MPI_SUCCESS)
-            ftc_inject(next, NULL);
-    }
-    int *user_rank = NULL;
-    if (rc == MPI_SUCCESS) {
-        const int n = ftc_comm_size(next);   /* >= 1: this rank survived */
-        const size_t slots = n > 0 ? (size_t)n : 1;
-        user_rank = malloc(sizeof(int) * slots);
-        int *mine = malloc(sizeof(int) * slots);
-        bool *alive = calloc((size_t)lc->user_size, sizeof(bool));
-        MPI_Group from, to;
-        PMPI_Comm_group(survivors, &from);
-        PMPI_Comm_group(lc->user, &to);
-        for (int i = 0; i < n && mine; i++)
-            mine[i] = i;
-        if (user_rank && mine && alive
-            && PMPI_Group_translate_ranks(from, n, mine, to, user_rank) == MPI_SUCCESS) {
-            int dead = 0;
-            for (int i = 0; i < n; i++)
-                alive[user_rank[i]] = true;
-            for (int r = 0; r < lc->user_size; r++)
-                if (!alive[r])
-                    mine[dead++] = r;
-            layer_note_failed(lc->user, mine, dead);
-        } else {
-            rc = MPI_ERR_NO_MEM;
-        }
-        PMPI_Group_free(&from);
-        PMPI_Group_free(&to);
-        free(mine);
-        free(alive);
-    }
-    if (survivors != MPI_COMM_NULL)
-        PMPI_Comm_free(&survivors);
-    if (rc != MPI_SUCCESS) {
-        free(user_rank);
-        if (next)
-            ftc_comm_free(&next);
-        layer_depth--;
-        return rc;
-    }
-    collect_stats(lc);
-    ftc_comm_free(&lc->ftc);
-    lc->ftc = next;
-    lc->recovered_calls = 0;
-    free(lc->user_rank);
-    lc->user_rank = user_rank;
-    lc->stats.shrinks++;
-    layer_depth--;
-    return MPI_SUCCESS;
 }

@@ -5,8 +5,7 @@
  *
  *   init.c         MPI_Init(_thread), MPI_Finalize, MPI_Comm_free; settings
  *   comms.c        one layer_comm per communicator the program used in a
- *                  collective: its ftcoll communicator, made on first use;
- *                  after a failure, the survivors' one
+ *                  collective: its ftcoll communicator, made on first use
  *   collectives.c  MPI_Allreduce, MPI_Allgather, MPI_Bcast, MPI_Barrier
  *   summary.c      what the layer did, per process, for ftcrun's summary
  *
@@ -37,7 +36,6 @@ typedef struct {
     long routed[LAYER_KINDS];          /* calls run by ftcoll */
     long allgather_runs[FTC_ALLGATHER_ALGORITHM_COUNT];   /* by executed algorithm */
     long recovery_rounds;              /* of the fault-tolerant engine */
-    long shrinks;                      /* moves to a survivors' communicator */
     long checkins, stops, warnings;    /* guard */
     long tree_calls;                   /* broadcasts over a tree (FTCOLL_BCAST, FTCOLL_TOPOLOGY) */
     long tree_rounds, tree_changes;    /* adaptations that found changes; channels changed */
@@ -48,8 +46,6 @@ typedef struct layer_comm {
     MPI_Comm user;           /* the program's communicator */
     ftc_comm_t ftc;          /* NULL: every collective goes to MPI (intercommunicator,
                               * or ftcoll could not be set up on it) */
-    int *user_rank;          /* after a shrink: user rank of each ftc rank (else NULL) */
-    int user_size;
     layer_stats stats;
     long recovered_calls;    /* ftc_comm_recovered_calls at the last routed call */
     bool detaching;          /* the layer drops the attribute itself: its callback
@@ -84,7 +80,6 @@ int layer_comms_start(void);                 /* keyval; the world's layer_comm *
 void layer_comms_finish(void);               /* frees them all, world last (collective) */
 layer_comm *layer_comm_of(MPI_Comm comm);    /* made on first use (collective) */
 void layer_comm_free(MPI_Comm comm);         /* before MPI_Comm_free (collective) */
-int layer_shrink(layer_comm *lc);            /* after a failure: survivors only */
 void layer_note_ft_call(layer_comm *lc);     /* failures and recoveries of the last call */
 void layer_note_failed(MPI_Comm comm, const int *ranks, int count);
 

@@ -33,7 +33,6 @@ void layer_summary_add(const layer_stats *s)
     for (int a = 0; a < FTC_ALLGATHER_ALGORITHM_COUNT; a++)
         total.allgather_runs[a] += s->allgather_runs[a];
     total.recovery_rounds += s->recovery_rounds;
-    total.shrinks += s->shrinks;
     total.checkins += s->checkins;
     total.stops += s->stops;
     total.warnings += s->warnings;
@@ -94,8 +93,8 @@ void layer_summary_write(int status)
             fprintf(f, "allgather.%s=%ld\n",
                     ftc_allgather_algorithm_name((ftc_allgather_algorithm)a),
                     total.allgather_runs[a]);
-    fprintf(f, "recovery_rounds=%ld\nshrinks=%ld\ncheckins=%ld\nstops=%ld\nwarnings=%ld\n",
-            total.recovery_rounds, total.shrinks, total.checkins, total.stops, total.warnings);
+    fprintf(f, "recovery_rounds=%ld\ncheckins=%ld\nstops=%ld\nwarnings=%ld\n",
+            total.recovery_rounds, total.checkins, total.stops, total.warnings);
     if (total.tree_calls)
         fprintf(f, "tree_calls=%ld\ntree_rounds=%ld\ntree_changes=%ld\ntree_last=%s\n",
                 total.tree_calls, total.tree_rounds, total.tree_changes, total.tree_last);

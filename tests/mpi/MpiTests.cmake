@@ -272,7 +272,7 @@ function(ftcoll_guard_tests prefix target label healthy_procs)
     ENV ${every1} ARGS mismatch 3)
   ftcoll_guard_abort_test(${prefix}.guard.watchdog_spin 4 ${t} ${label} WITHIN 60
     EXPECT "ftcoll watchdog: rank [0-9] of 4: ftc_allreduce call 2 has not finished after"
-    ENV "FTCOLL_INJECT=spin rank=2 call=2 step=1" FTCOLL_WATCHDOG=deadline=3 ARGS spin)
+    ENV "FTCOLL_INJECT=spin rank=2 call=3 step=1" FTCOLL_WATCHDOG=deadline=3 ARGS spin)
 endfunction()
 
 # ftcoll_mpi_suite(<label> <library> <large_max_procs> <procs list var> [SANITIZED]):
@@ -353,6 +353,9 @@ if(FTCOLL_SANITIZERS)
     ftcoll_mpi_program(asan_test_bcast_kill test_bcast_kill.c ftcoll_asan SANITIZED)
     ftcoll_kill_table(asan.bcast_kill_table asan asan_test_bcast_kill
                       bcast_kill_scenarios.txt ENV ${FTCOLL_ASAN_ENV})
+    ftcoll_mpi_program(asan_test_allgather_kill test_allgather_kill.c ftcoll_asan SANITIZED)
+    ftcoll_kill_table(asan.allgather_kill_table asan asan_test_allgather_kill
+                      allgather_kill_scenarios.txt ENV ${FTCOLL_ASAN_ENV})
   endif()
 endif()
 
@@ -392,6 +395,11 @@ if(FTCOLL_HAVE_ULFM)
   # (bcast_kill_scenarios.txt, test_bcast_kill.c).
   ftcoll_mpi_program(mpi_test_bcast_kill test_bcast_kill.c ftcoll_static)
   ftcoll_kill_table(mpi.bcast_kill_table mpi mpi_test_bcast_kill bcast_kill_scenarios.txt)
+  # The same for ftc_allgather over every algorithm (allgather_kill_scenarios.txt,
+  # test_allgather_kill.c).
+  ftcoll_mpi_program(mpi_test_allgather_kill test_allgather_kill.c ftcoll_static)
+  ftcoll_kill_table(mpi.allgather_kill_table mpi mpi_test_allgather_kill
+                    allgather_kill_scenarios.txt)
   # Whether large broadcasts confirm: counted from the ranks and processors
   # of each node (either answer, whatever host runs the test), or as
   # FTCOLL_BCAST_CONFIRM says; rank 0 says which at FTCOLL_VERBOSE=1.

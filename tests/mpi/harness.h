@@ -38,13 +38,13 @@ const char *class_name(int error_class);
 /*
  * Application traffic that must never meet ftcoll's: each rank posts two
  * wildcard receives (any source, any tag) on MPI_COMM_WORLD and sends a
- * message to each neighbour, with ftcoll's own tag number on purpose,
- * *before* the ftcoll calls under test; finishing completes them after the
- * calls and checks that exactly the neighbours' messages arrived. If ftcoll
- * used MPI_COMM_WORLD, or one of its wildcard receives matched user
- * messages, they would cross.
+ * message to each neighbour, with a tag number of ftcoll's on purpose (its
+ * sentinel's), *before* the ftcoll calls under test; finishing completes
+ * them after the calls and checks that exactly the neighbours' messages
+ * arrived. If ftcoll used MPI_COMM_WORLD, or one of its wildcard receives
+ * matched user messages, they would cross.
  */
-enum { USER_TRAFFIC_TAG = 7001, USER_MESSAGE_INTS = 7 };
+enum { USER_TRAFFIC_TAG = 7002, USER_MESSAGE_INTS = 7 };
 
 typedef struct {
     int from, round, filler[USER_MESSAGE_INTS - 2];

@@ -1,7 +1,8 @@
 # External-kill torture (ULFM only; tests/torture/README.md). Included from
 # tests/CMakeLists.txt.
 #
-#   torture_api    ftc_allreduce through ftcoll's API, every element checked
+#   torture_api    ftc_allreduce (or ftc_bcast, ftc_allgather) through ftcoll's
+#                  API, every element checked
 #   torture_pmpi   a plain MPI program, for ftcrun (the PMPI layer)
 #   torture.py     the driver: SIGKILLs ranks by pid from outside at random
 #                  instants, judges every job, ends with a table per p and
@@ -9,7 +10,8 @@
 #
 # torture.bounded (label torture) runs FTCOLL_TORTURE_JOBS jobs over p = 2..16
 # (about 2 s a job on two cores when nothing hangs; a hang costs the job's
-# time limit). `make torture TORTURE_JOBS=1000` runs a long one.
+# time limit), torture.allgather a third as many of back-to-back allgathers.
+# `make torture TORTURE_JOBS=1000` runs a long one.
 if(NOT FTCOLL_HAVE_ULFM)
   return()
 endif()
@@ -36,9 +38,16 @@ add_test(NAME torture.bounded
           --time-limit ${FTCOLL_TORTURE_TIME_LIMIT} --build ${PROJECT_BINARY_DIR}
           --mpi-prefix ${FTCOLL_MPI_PREFIX_DIR}
           --keep-logs ${CMAKE_CURRENT_BINARY_DIR}/torture-logs)
+math(EXPR torture_allgather_jobs "${FTCOLL_TORTURE_JOBS} / 3")
+add_test(NAME torture.allgather
+  COMMAND ${torture_dir}/torture.py --jobs ${torture_allgather_jobs}
+          --seed ${FTCOLL_TORTURE_SEED} --collective allgather
+          --time-limit ${FTCOLL_TORTURE_TIME_LIMIT} --build ${PROJECT_BINARY_DIR}
+          --mpi-prefix ${FTCOLL_MPI_PREFIX_DIR}
+          --keep-logs ${CMAKE_CURRENT_BINARY_DIR}/torture-logs-allgather)
 # Every job oversubscribes both cores and runs against a time limit, and
 # the calibration times failure-free runs: nothing else runs beside it.
-set_tests_properties(torture.bounded PROPERTIES
+set_tests_properties(torture.bounded torture.allgather PROPERTIES
   LABELS torture
   TIMEOUT 900
   RUN_SERIAL ON

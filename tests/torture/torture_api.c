@@ -18,8 +18,13 @@
  * uniform error with the buffer untouched; one checked ftc_allreduce ends
  * the loop (its S is the line's).
  *
+ * With --collective allgather every call is an ftc_allgather of 1 .. 4096
+ * ints per block, every other one in place: every block of the call's S
+ * (the valid blocks, reported) checked, and the block of every rank known
+ * dead before the call untouched.
+ *
  * Usage: torture_api CALLS [--length N] [--after none|allgather|survivors|both]
- *                    [--collective allreduce|bcast]
+ *                    [--collective allreduce|bcast|allgather]
  * Environment: TORTURE_PIDS, TORTURE_STARTED, TORTURE_PROGRESS (the pids,
  * the start of the calls and each rank's call number, for the driver: see
  * torture_launch.h).
@@ -68,7 +73,7 @@ typedef enum {
 
 typedef enum { AFTER_NONE, AFTER_ALLGATHER, AFTER_SURVIVORS, AFTER_BOTH } after_loop;
 
-typedef enum { LOOP_ALLREDUCE, LOOP_BCAST } loop_collective;
+typedef enum { LOOP_ALLREDUCE, LOOP_BCAST, LOOP_ALLGATHER } loop_collective;
 
 typedef struct {
     int calls;
@@ -248,6 +253,33 @@ static int check_membership(run_state *st, int call, uint64_t s)
     return bad;
 }
 
+/* The call's report: its S in *s; the ranks it found dead join those seen
+ * so far. 0 on success. */
+static int take_report(ftc_comm_t comm, run_state *st, int call, uint64_t *s)
+{
+    uint64_t failed;
+    if (read_report(comm, st, call, s, &failed) != 0)
+        return 1;
+    st->dead |= failed;
+    if (failed)
+        st->last_failure_call = call;
+    return 0;
+}
+
+/* A completed call, its result checked (`bad`: what was wrong in it):
+ * S's membership checked too, the call counted, S joins the digest. */
+static void record_call(run_state *st, int call, uint64_t s, int bad)
+{
+    bad += check_membership(st, call, s);
+    st->wrong += bad != 0;
+    st->ever_missing |= ~s & (st->p == 64 ? ~0ULL : ((1ULL << st->p) - 1));
+    st->last_s = s;
+    const int32_t call_number = call;
+    st->digest = torture_digest_add(st->digest, &call_number, sizeof(call_number));
+    st->digest = torture_digest_add(st->digest, &s, sizeof(s));
+    st->done = call;
+}
+
 /* An element of `kind`'s type, in words. */
 static void format_element(call_kind kind, const void *element, char *text, size_t size)
 {
@@ -310,24 +342,13 @@ static int torture_call(ftc_comm_t comm, run_state *st, const options *opt, int 
         st->errors++;
         return 1;
     }
-    uint64_t s, failed;
-    if (read_report(comm, st, call, &s, &failed) != 0) {
+    uint64_t s;
+    if (take_report(comm, st, call, &s) != 0) {
         st->errors++;
         return 1;
     }
-    st->dead |= failed;
-    if (failed)
-        st->last_failure_call = call;
-    int bad = check_membership(st, call, s);
-    bad += check_elements(st, kind, call, n, s, recv, shape.element_size);
-    st->wrong += bad != 0;
-    st->ever_missing |= ~s & (st->p == 64 ? ~0ULL : ((1ULL << st->p) - 1));
-    st->last_s = s;
-    const int32_t call_number = call;
-    st->digest = torture_digest_add(st->digest, &call_number, sizeof(call_number));
-    st->digest = torture_digest_add(st->digest, &s, sizeof(s));
+    record_call(st, call, s, check_elements(st, kind, call, n, s, recv, shape.element_size));
     st->digest = torture_digest_add(st->digest, recv, (size_t)n * shape.element_size);
-    st->done = call;
     return 0;
 }
 
@@ -405,18 +426,6 @@ static int torture_barrier(ftc_comm_t comm, run_state *st, int call)
     return 1;
 }
 
-/* The ranks the call's report names dead join those seen so far. */
-static int note_failures(ftc_comm_t comm, run_state *st, int call)
-{
-    uint64_t s, failed;
-    if (read_report(comm, st, call, &s, &failed) != 0)
-        return 1;
-    st->dead |= failed;
-    if (failed)
-        st->last_failure_call = call;
-    return 0;
-}
-
 /* Every OTHER_EVERY calls, a broadcast and a barrier come between the
  * allreduces; deaths during them are reported like the allreduce's. */
 static int torture_other(ftc_comm_t comm, run_state *st, int call)
@@ -425,8 +434,9 @@ static int torture_other(ftc_comm_t comm, run_state *st, int call)
     if (slot != BCAST_AT && slot != BARRIER_AT)
         return 0;
     int rc = slot == BCAST_AT ? torture_bcast(comm, st, call) : torture_barrier(comm, st, call);
+    uint64_t s;
     if (rc == 0)
-        rc = note_failures(comm, st, call);
+        rc = take_report(comm, st, call, &s);
     st->errors += rc;
     return rc;
 }
@@ -449,8 +459,9 @@ static int torture_bcast_loop_call(ftc_comm_t comm, run_state *st, const options
     const int n = opt->fixed_length ? opt->fixed_length : bcast_loop_length(call);
     const int root = (int)(mix(0, call, 0) % (uint64_t)st->p);
     int rc = broadcast_checked(comm, st, call, root, n, data);
+    uint64_t s;
     if (rc == 0)
-        rc = note_failures(comm, st, call);
+        rc = take_report(comm, st, call, &s);
     st->errors += rc;
     if (rc == 0) {
         const int32_t call_number = call;
@@ -460,33 +471,101 @@ static int torture_bcast_loop_call(ftc_comm_t comm, run_state *st, const options
     return rc;
 }
 
+/* --collective allgather: call `call` is an ftc_allgather of ints, their
+ * length varying from call to call, every other call in place. */
+enum { ALLGATHER_MAX_LENGTH = 4096 };
+
+static int allgather_loop_length(int call)
+{
+    static const int lengths[] = { 1, 7, 64, 1000, 4096, 3, 256, 2 };
+    return lengths[call % 8];
+}
+
+/* The ranks this rank knows dead (none of them can be in a later S). */
+static uint64_t known_dead(ftc_comm_t comm, const run_state *st)
+{
+    int live[MAX_RANKS], n = 0;
+    ftc_comm_live_ranks(comm, live, MAX_RANKS, &n);
+    uint64_t alive = 0;
+    for (int i = 0; i < n; i++)
+        alive |= (uint64_t)1 << live[i];
+    return ~alive & (st->p == 64 ? ~0ULL : ((1ULL << st->p) - 1));
+}
+
+/* Every block of S exact, every block of a rank dead before the call
+ * untouched; returns the wrong blocks. */
+static int check_blocks(const run_state *st, int call, int n, uint64_t s, uint64_t dead_before,
+                        const int *all)
+{
+    int bad = 0;
+    for (int r = 0; r < st->p; r++) {
+        if (!in_set(s, r) && !in_set(dead_before, r))
+            continue;   /* died during the call: its block is undefined */
+        for (int i = 0; i < n; i++) {
+            const int want = in_set(s, r) ? input_int(r, call, i) : UNTOUCHED;
+            if (all[(size_t)r * (size_t)n + (size_t)i] == want)
+                continue;
+            if (bad++ < MAX_REPORTED)
+                fprintf(stderr, "MISMATCH rank %d call %d: ftc_allgather block %d of %d ints, "
+                        "int %d: got %d, expected %d (S=%#llx)\n", st->rank, call, r, n, i,
+                        all[(size_t)r * (size_t)n + (size_t)i], want, (unsigned long long)s);
+            break;
+        }
+    }
+    return bad;
+}
+
+static int torture_allgather_loop_call(ftc_comm_t comm, run_state *st, const options *opt,
+                                       int call, int *mine, int *all)
+{
+    const int n = opt->fixed_length ? opt->fixed_length : allgather_loop_length(call);
+    const int in_place = call % 2 == 0;
+    for (size_t i = 0; i < (size_t)n * (size_t)st->p; i++)
+        all[i] = UNTOUCHED;
+    int *own = in_place ? all + (size_t)st->rank * (size_t)n : mine;
+    for (int i = 0; i < n; i++)
+        own[i] = input_int(st->rank, call, i);
+    const uint64_t dead_before = known_dead(comm, st);
+    const int rc = ftc_allgather(in_place ? MPI_IN_PLACE : mine, n, MPI_INT, all, n, MPI_INT,
+                                 comm);
+    if (rc != MPI_SUCCESS) {
+        fprintf(stderr, "ERROR rank %d call %d: ftc_allgather: %s\n", st->rank, call,
+                ftc_error_message());
+        st->errors++;
+        return 1;
+    }
+    uint64_t s;
+    if (take_report(comm, st, call, &s) != 0) {
+        st->errors++;
+        return 1;
+    }
+    record_call(st, call, s, check_blocks(st, call, n, s, dead_before, all));
+    for (int r = 0; r < st->p; r++)
+        if (in_set(s, r))
+            st->digest = torture_digest_add(st->digest, all + (size_t)r * (size_t)n,
+                                            (size_t)n * sizeof(int));
+    return 0;
+}
+
 /* ---- after the loop ---------------------------------------------------------- */
 
-/* ftc_allgather needs every rank: exact blocks if nobody died, else
- * MPIX_ERR_PROC_FAILED on every survivor. */
+/* ftc_allgather after the loop, dead ranks or not: every block of its S
+ * (every survivor's) exact. */
 static void after_allgather(ftc_comm_t comm, run_state *st)
 {
     int mine[2] = { st->rank * 7, st->done }, all[2 * MAX_RANKS];
     const int rc = ftc_allgather(mine, 2, MPI_INT, all, 2, MPI_INT, comm);
-    int error_class = rc;
-    MPI_Error_class(rc, &error_class);
-    if (st->dead != 0) {
-        if (error_class != MPIX_ERR_PROC_FAILED) {
-            fprintf(stderr, "ERROR rank %d: ftc_allgather after a death returned %d (class "
-                    "%d), not MPIX_ERR_PROC_FAILED: %s\n", st->rank, rc, error_class,
-                    rc == MPI_SUCCESS ? "" : ftc_error_message());
-            st->errors++;
-        }
-        return;
-    }
-    if (rc != MPI_SUCCESS) {
-        fprintf(stderr, "ERROR rank %d: ftc_allgather returned %d (class %d): %s\n", st->rank,
-                rc, error_class, ftc_error_message());
+    uint64_t s = 0, failed = 0;
+    if (rc != MPI_SUCCESS || read_report(comm, st, st->done + 1, &s, &failed) != 0) {
+        fprintf(stderr, "ERROR rank %d: ftc_allgather after the loop: %s\n", st->rank,
+                ftc_error_message());
         st->errors++;
         return;
     }
+    st->dead |= failed;
+    st->wrong += check_membership(st, st->done + 1, s) != 0;
     for (int r = 0; r < st->p; r++) {
-        if (all[2 * r] != r * 7 || all[2 * r + 1] != st->done) {
+        if (in_set(s, r) && (all[2 * r] != r * 7 || all[2 * r + 1] != st->done)) {
             fprintf(stderr, "MISMATCH rank %d: ftc_allgather block %d: %d %d\n", st->rank, r,
                     all[2 * r], all[2 * r + 1]);
             st->wrong++;
@@ -577,14 +656,20 @@ static int parse_options(int argc, char **argv, options *opt)
             opt->after = (after_loop)found;
         } else if (strcmp(argv[i], "--collective") == 0 && i + 1 < argc) {
             const char *c = argv[++i];
-            if (strcmp(c, "allreduce") != 0 && strcmp(c, "bcast") != 0)
+            if (strcmp(c, "allreduce") == 0)
+                opt->collective = LOOP_ALLREDUCE;
+            else if (strcmp(c, "bcast") == 0)
+                opt->collective = LOOP_BCAST;
+            else if (strcmp(c, "allgather") == 0)
+                opt->collective = LOOP_ALLGATHER;
+            else
                 return 1;
-            opt->collective = strcmp(c, "bcast") == 0 ? LOOP_BCAST : LOOP_ALLREDUCE;
         } else {
             return 1;
         }
     }
-    const int longest = opt->collective == LOOP_BCAST ? BCAST_LOOP_MAX_LENGTH : MAX_LENGTH;
+    const int longest = opt->collective == LOOP_BCAST ? BCAST_LOOP_MAX_LENGTH
+                      : opt->collective == LOOP_ALLGATHER ? ALLGATHER_MAX_LENGTH : MAX_LENGTH;
     return opt->calls < 1 || opt->fixed_length < 0 || opt->fixed_length > longest;
 }
 
@@ -598,7 +683,7 @@ int main(int argc, char **argv)
     if (parse_options(argc, argv, &opt) != 0 || st.p > MAX_RANKS) {
         if (st.rank == 0)
             fprintf(stderr, "usage: torture_api CALLS [--length 1..%d] "
-                    "[--after none|allgather|survivors|both] [--collective allreduce|bcast] "
+                    "[--after none|allgather|survivors|both] [--collective allreduce|bcast|allgather] "
                     "(at most %d ranks)\n",
                     MAX_LENGTH, MAX_RANKS);
         MPI_Finalize();
@@ -616,7 +701,8 @@ int main(int argc, char **argv)
     void *send = malloc(MAX_LENGTH * sizeof(long long));
     void *recv = malloc(MAX_LENGTH * sizeof(long long));
     double *broadcast = malloc(BCAST_LOOP_MAX_LENGTH * sizeof(double));
-    if (!send || !recv || !broadcast)
+    int *gathered = malloc((size_t)st.p * ALLGATHER_MAX_LENGTH * sizeof(int));
+    if (!send || !recv || !broadcast || !gathered)
         MPI_Abort(MPI_COMM_WORLD, 2);
 
     /* Nobody is killed before every pid is on file and every rank is here. */
@@ -625,10 +711,13 @@ int main(int argc, char **argv)
     const double start = MPI_Wtime();
     for (int call = 1; call <= opt.calls; call++) {
         torture_progress(call);
-        if (opt.collective == LOOP_BCAST
-                ? torture_bcast_loop_call(comm, &st, &opt, call, broadcast) != 0
-                : torture_call(comm, &st, &opt, call, user_op, send, recv) != 0
-                  || torture_other(comm, &st, call) != 0)
+        const int stop = opt.collective == LOOP_BCAST
+            ? torture_bcast_loop_call(comm, &st, &opt, call, broadcast)
+            : opt.collective == LOOP_ALLGATHER
+            ? torture_allgather_loop_call(comm, &st, &opt, call, send, gathered)
+            : torture_call(comm, &st, &opt, call, user_op, send, recv) != 0
+              || torture_other(comm, &st, call) != 0;
+        if (stop)
             break;
     }
     /* broadcasts report no S of the survivors: one allreduce gives it */
@@ -653,6 +742,7 @@ int main(int argc, char **argv)
     free(send);
     free(recv);
     free(broadcast);
+    free(gathered);
     MPI_Op_free(&user_op);
     finalize_or_leave(st.wrong || st.errors ? 1 : 0);
     return st.wrong || st.errors ? 1 : 0;

@@ -21,6 +21,15 @@
  * or untouched, and then the burst ends, on every survivor at the same
  * call (the outcomes join the digest).
  *
+ * Half way between two bursts, one MPI_Allgather of 1, 100 or 1000 long
+ * longs per block, every other one in place, each block its owner's. The
+ * program cannot see which blocks the call reports valid, so it checks
+ * what it can: its own block exact, every other block its owner's or
+ * untouched, in part or whole (a rank that died in the call), and, at the
+ * next allreduce, the block of every rank of that allreduce's S exact (a
+ * rank alive then was alive at the allgather's end: a survivor, whose
+ * block every survivor gets).
+ *
  * Usage: torture_pmpi CALLS [--length N]
  * Environment: TORTURE_PIDS, TORTURE_STARTED, TORTURE_PROGRESS as for
  * torture_api (torture_launch.h).
@@ -45,7 +54,7 @@
 #include "torture_launch.h"
 
 enum { MAX_RANKS = 31, MAX_LENGTH = TORTURE_MAX_LENGTH, MAX_REPORTED = 4 };   /* 3 * 4^30 < 2^63 */
-enum { BURST_EVERY = 16, BURST_CALLS = 70, UNTOUCHED = -1 };
+enum { BURST_EVERY = 16, BURST_CALLS = 70, GATHER_AT = 8, UNTOUCHED = -1 };
 
 
 typedef struct {
@@ -55,6 +64,8 @@ typedef struct {
     uint64_t digest;
     uint64_t s;                /* S of the last call: all ranks at first */
     int last_change_call;
+    uint64_t gathered;         /* the last allgather's exact blocks, until the next allreduce */
+    int gathered_call;         /* that allgather's call (0: none pending) */
     double loop_seconds;
 } run_state;
 
@@ -124,6 +135,13 @@ static int torture_call(run_state *st, int call, long long *send, long long *rec
         return 1;
     }
     const uint64_t s = check_result(st, call, recv, n);
+    if (st->gathered_call && s != UINT64_MAX && (s & ~st->gathered) != 0) {
+        fprintf(stderr, "MISMATCH rank %d call %d: the allgather after call %d lacks the "
+                "blocks of ranks alive now (exact %#llx, S %#llx)\n", st->rank, call,
+                st->gathered_call, (unsigned long long)st->gathered, (unsigned long long)s);
+        st->wrong++;
+    }
+    st->gathered_call = 0;
     if (s != UINT64_MAX) {
         if (s != st->s)
             st->last_change_call = call;
@@ -181,6 +199,54 @@ static void burst(run_state *st, int call, long long *data)
             return;
 }
 
+/* ---- allgathers --------------------------------------------------------------------- */
+
+static long long gather_element(int call, int rank, int i) { return (call * 64LL + rank) * 10000 + i; }
+
+/* Block r of `all` (n long longs): 1 when exact, 0 when each element is
+ * exact or untouched (its owner died in the call), -1 otherwise. */
+static int block_state(const long long *all, int n, int call, int r)
+{
+    int exact = 0;
+    for (int i = 0; i < n; i++) {
+        const long long v = all[(size_t)r * (size_t)n + (size_t)i];
+        if (v == gather_element(call, r, i))
+            exact++;
+        else if (v != UNTOUCHED)
+            return -1;
+    }
+    return exact == n;
+}
+
+static void gather(run_state *st, int call, long long *send, long long *all)
+{
+    static const int lengths[] = { 1, 100, 1000 };
+    const int n = lengths[(call / BURST_EVERY) % 3], in_place = (call / BURST_EVERY) % 2;
+    for (size_t i = 0; i < (size_t)n * (size_t)st->p; i++)
+        all[i] = UNTOUCHED;
+    long long *own = in_place ? all + (size_t)st->rank * (size_t)n : send;
+    for (int i = 0; i < n; i++)
+        own[i] = gather_element(call, st->rank, i);
+    const int rc = MPI_Allgather(in_place ? MPI_IN_PLACE : send, n, MPI_LONG_LONG, all, n,
+                                 MPI_LONG_LONG, MPI_COMM_WORLD);
+    if (rc != MPI_SUCCESS) {
+        fprintf(stderr, "ERROR rank %d call %d: MPI_Allgather returned %d\n", st->rank, call, rc);
+        st->errors++;
+        return;
+    }
+    st->gathered = 0;
+    st->gathered_call = call;
+    for (int r = 0; r < st->p; r++) {
+        const int state = block_state(all, n, call, r);
+        if (state < 0 || (r == st->rank && state != 1)) {
+            fprintf(stderr, "MISMATCH rank %d call %d: MPI_Allgather block %d of %d long longs "
+                    "is neither its owner's nor untouched\n", st->rank, call, r, n);
+            st->wrong++;
+        }
+        st->gathered |= (uint64_t)(state == 1) << r;
+    }
+}
+
 /* The survivors' digests, compared by one more (fault-tolerant) allreduce. */
 int main(int argc, char **argv)
 {
@@ -217,6 +283,8 @@ int main(int argc, char **argv)
             break;
         if (call % BURST_EVERY == 0)
             burst(&st, call, send);
+        if (call % BURST_EVERY == GATHER_AT)
+            gather(&st, call, send, recv);
         if (st.errors)
             break;
     }

@@ -85,7 +85,8 @@
  * see a violation.
  *
  * Not modelled: the guard's periodic check-in (src/guard), ftc_allgather
- * (it settles only where a failure interrupted it), errors other than
+ * (a call every live rank enters before any completes it, as the
+ * allreduce, whose recovery it runs), errors other than
  * process failures, a post that
  * MPI refuses at once for a dead peer (the wait's detection covers what it
  * does, and more), and a released send's buffer being read after the

@@ -230,8 +230,8 @@ static void a_late_rank_knows_when_the_others_left(void **state)
     assert_int_equal(decide(3, where, 0).next, FTC_NEXT_RETURN);
 }
 
-/* The servers settle in the operation after the late rank's call (an
- * ftc_allgather a failure interrupted on them): the late rank skips that
+/* The servers settle in the operation after the late rank's call (a
+ * meeting owed to them, outside any call): the late rank skips that
  * operation's settling only, not the next one's (ftc_comm_survivors,
  * ftc_comm_free), to which the servers come again. */
 static void a_late_rank_skips_only_the_operation_the_others_settled_in(void **state)
@@ -271,7 +271,7 @@ static void inconsistent_calls_are_errors_everywhere(void **state)
         assert_int_equal(decide(3, leaving_older, me).next, FTC_NEXT_ERROR);
 }
 
-/* An ftc_allgather interrupted on rank 0 only: it settles before call 3,
+/* A meeting owed on rank 0 only: it settles before call 3,
  * while the others completed the allgather and ran on through broadcasts
  * without tokens (rank 1 inside 4, rank 2 inside 3). Rank 0 returns and
  * comes into call 3, where it is late; the others wait for it. */

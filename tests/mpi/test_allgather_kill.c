@@ -1,0 +1,202 @@
+/*
+ * Real process deaths during ftc_allgather (ULFM only). FTCOLL_INJECT (set
+ * by the scenario runner, tests/scripts/allreduce_kill_table.sh, from
+ * allgather_kill_scenarios.txt) kills ranks as they enter a call (step=0)
+ * or once every block reached them (step=1: the others may still wait),
+ * or in the recovery; FTCOLL_ALLGATHER_ALGORITHM picks the plan. Every
+ * rank makes CALLS allgathers of COUNTS[c - 1] ints per block; call 3 and
+ * 6 in place, call 4 through a strided type (every other int), call 7
+ * sending through a dense struct that lists its two ints in reverse order
+ * (received as two ints: the first one sent is the one at offset 4).
+ *
+ * Checked on every survivor, for every call: MPI_SUCCESS; this rank in the
+ * report's S (the valid blocks); every block of S exact; the block of a
+ * rank known dead before the call untouched. Then, over a communicator of
+ * the survivors: every call's S the same on every survivor. The lowest
+ * survivor prints one line (S of each call, in hexadecimal):
+ *   allgather-kill p=P survivors=N calls=C wrong=W S=[ff f7 ...]: PASS|FAIL
+ */
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include <mpi.h>
+#include <mpi-ext.h>
+
+#include "ftcoll.h"
+#include "harness.h"
+
+enum { CALLS = 7, MAX_RANKS = 64, UNTOUCHED = -1 };
+static const int COUNTS[CALLS] = { 1, 3, 1000, 8, 20000, 5, 2 };
+
+static int element(int rank, int call, int i) { return rank * 1000000 + call * 100000 + i; }
+
+static bool in_place(int call) { return call == 3 || call == 6; }
+
+/* Every other int for call 4 (a gap after each element), else ints. */
+static MPI_Datatype layout_of(int call, int count, int *stride)
+{
+    MPI_Datatype type = MPI_INT;
+    *stride = 1;
+    if (call == 4) {
+        MPI_Type_create_resized(MPI_INT, 0, 2 * sizeof(int), &type);
+        MPI_Type_commit(&type);
+        *stride = 2;
+    }
+    (void)count;
+    return type;
+}
+
+/* Call 7's send type: {int at offset 4, int at offset 0}, one per block. */
+static MPI_Datatype reversed_pair(void)
+{
+    MPI_Datatype type;
+    const int lengths[2] = { 1, 1 };
+    const MPI_Aint offsets[2] = { sizeof(int), 0 };
+    const MPI_Datatype types[2] = { MPI_INT, MPI_INT };
+    MPI_Type_create_struct(2, lengths, offsets, types, &type);
+    MPI_Type_commit(&type);
+    return type;
+}
+
+/* The ranks this rank knows dead now, as a bitmap. */
+static uint64_t known_dead(ftc_comm_t comm, int p)
+{
+    int live[MAX_RANKS], n = 0;
+    ftc_comm_live_ranks(comm, live, MAX_RANKS, &n);
+    uint64_t alive = 0;
+    for (int i = 0; i < n; i++)
+        alive |= (uint64_t)1 << live[i];
+    return ~alive & (p == 64 ? ~(uint64_t)0 : (((uint64_t)1 << p) - 1));
+}
+
+static int check_blocks(int rank, int p, int call, const int *data, int count, int stride,
+                        uint64_t valid, uint64_t dead_before)
+{
+    for (int r = 0; r < p; r++) {
+        const bool check_valid = valid >> r & 1, check_untouched = dead_before >> r & 1;
+        for (int i = 0; i < count * stride && (check_valid || check_untouched); i++) {
+            const int at = r * count * stride + i;
+            const int want = check_valid && i % stride == 0 ? element(r, call, i / stride)
+                                                            : UNTOUCHED;
+            if (data[at] != want) {
+                fprintf(stderr, "MISMATCH rank %d call %d: block %d int %d is %d, expected %d "
+                        "(%s)\n", rank, call, r, i, data[at], want,
+                        check_valid ? "valid" : "its rank died before the call");
+                return 1;
+            }
+        }
+    }
+    return 0;
+}
+
+/* The report's S as a bitmap; the recovery count checked against it. */
+static int read_valid(ftc_comm_t comm, int rank, int p, int call, uint64_t *valid)
+{
+    static long before = 0;   /* one communicator */
+    ftc_allreduce_report report;
+    int in_result[MAX_RANKS];
+    if (ftc_allreduce_last_report(comm, &report, in_result, NULL) != MPI_SUCCESS) {
+        fprintf(stderr, "FAIL rank %d call %d: no report: %s\n", rank, call, ftc_error_message());
+        return 1;
+    }
+    *valid = 0;
+    for (int r = 0; r < p; r++)
+        *valid |= (uint64_t)(in_result[r] != 0) << r;
+    return check_recovered_calls(comm, &before, report.recovery_rounds, rank, call);
+}
+
+static int check_call(ftc_comm_t comm, int rank, int p, int call, uint64_t *valid)
+{
+    const int count = COUNTS[call - 1];
+    int stride;
+    MPI_Datatype type = layout_of(call, count, &stride);
+    const size_t block_ints = (size_t)count * (size_t)stride;
+    int *data = checked_malloc(sizeof(int) * block_ints * (size_t)p);
+    int *mine = checked_malloc(sizeof(int) * block_ints);
+    for (size_t i = 0; i < block_ints * (size_t)p; i++)
+        data[i] = UNTOUCHED;
+    for (size_t i = 0; i < block_ints; i++)
+        mine[i] = i % (size_t)stride == 0 ? element(rank, call, (int)(i / (size_t)stride))
+                                          : UNTOUCHED;
+    const bool reversed = call == 7;
+    MPI_Datatype send_type = reversed ? reversed_pair() : type;
+    int reversed_block[2];
+    if (reversed) {   /* the type sends offset 4 first */
+        reversed_block[0] = mine[1];
+        reversed_block[1] = mine[0];
+    }
+    if (in_place(call))
+        for (size_t i = 0; i < block_ints; i++)
+            data[(size_t)rank * block_ints + i] = mine[i];
+    const uint64_t dead_before = known_dead(comm, p);
+    const int rc = ftc_allgather(in_place(call) ? MPI_IN_PLACE : reversed ? reversed_block : mine,
+                                 reversed ? 1 : count, send_type, data, count, type, comm);
+    int wrong = 0;
+    *valid = 0;
+    if (rc != MPI_SUCCESS) {
+        fprintf(stderr, "FAIL rank %d call %d: returned %s: %s\n", rank, call,
+                class_name(class_of(rc)), ftc_error_message());
+        wrong++;
+    } else {
+        wrong += read_valid(comm, rank, p, call, valid);
+        if (!(*valid >> rank & 1)) {
+            fprintf(stderr, "FAIL rank %d call %d: its own block is not reported valid\n", rank,
+                    call);
+            wrong++;
+        }
+        wrong += check_blocks(rank, p, call, data, count, stride, *valid, dead_before);
+    }
+    if (type != MPI_INT)
+        MPI_Type_free(&type);
+    if (reversed)
+        MPI_Type_free(&send_type);
+    free(data);
+    free(mine);
+    return wrong;
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    int rank, p;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &p);
+    if (p > MAX_RANKS)
+        die("at most 64 ranks");
+    ftc_comm_t comm;
+    if (ftc_comm_create(MPI_COMM_WORLD, &comm) != MPI_SUCCESS)
+        die(ftc_error_message());
+    int wrong = 0;
+    uint64_t valid[CALLS];
+    for (int call = 1; call <= CALLS; call++)
+        wrong += check_call(comm, rank, p, call, &valid[call - 1]);
+
+    MPI_Comm survivors;
+    if (ftc_comm_survivors(comm, &survivors) != MPI_SUCCESS)
+        die(ftc_error_message());
+    int n, reporter, total_wrong = 0;
+    uint64_t lowest[CALLS], highest[CALLS];
+    MPI_Comm_size(survivors, &n);
+    MPI_Comm_rank(survivors, &reporter);
+    MPI_Allreduce(valid, lowest, CALLS, MPI_UINT64_T, MPI_BAND, survivors);
+    MPI_Allreduce(valid, highest, CALLS, MPI_UINT64_T, MPI_BOR, survivors);
+    MPI_Allreduce(&wrong, &total_wrong, 1, MPI_INT, MPI_SUM, survivors);
+    for (int call = 1; call <= CALLS && reporter == 0; call++) {
+        if (lowest[call - 1] != highest[call - 1]) {
+            fprintf(stderr, "FAIL call %d: the valid blocks differ between survivors\n", call);
+            total_wrong++;
+        }
+    }
+    if (reporter == 0) {
+        printf("allgather-kill p=%d survivors=%d calls=%d wrong=%d S=[", p, n, CALLS,
+               total_wrong);
+        for (int call = 0; call < CALLS; call++)
+            printf("%s%llx", call ? " " : "", (unsigned long long)lowest[call]);
+        printf("]: %s\n", total_wrong ? "FAIL" : "PASS");
+    }
+    MPI_Comm_free(&survivors);
+    ftc_comm_free(&comm);
+    leave_without_finalize(total_wrong ? 1 : 0);
+}
