@@ -175,8 +175,8 @@ int ftc_ft_meet(ftc_comm_t comm, ftc_ft_place place, const ftc_holdings *held, v
                 ftc_ft_decision *decision);
 
 /*
- * Outside any call, within the current operation (a collective a failure
- * interrupted, an owed meeting): meets the survivors, serving ranks still
+ * Outside any call, within the current operation (ftc_comm_survivors,
+ * ftc_comm_free): meets the survivors, serving ranks still
  * in an earlier call, so nobody is left waiting. `leaving`: no further
  * call will follow on this communicator. A no-op without ULFM. Skipped in
  * the one operation whose settling the others finished while this rank

@@ -2,8 +2,8 @@
  * Reconciling where the survivors are when they meet. Pure C, no MPI.
  *
  * A meeting gathers, from every survivor, where it is: inside a call of
- * the fault-tolerant engine (which one), between calls (settling an owed
- * meeting, or before ftc_comm_survivors), or leaving (ftc_comm_free).
+ * the fault-tolerant engine (which one), between calls (settling before
+ * ftc_comm_survivors), or leaving (ftc_comm_free).
  * Calls present differ by at most FTC_FT_WINDOW: a call that every rank
  * must enter before any rank completes it (an allreduce or an allgather
  * needs every input; a broadcast with its tokens) comes at least
