@@ -96,7 +96,10 @@ typedef enum {
  * MPI_ERR_BUFFER, MPI_ERR_TYPE (null, uncommitted, or 2 GiB or larger),
  * MPI_ERR_ARG (send and receive blocks differ in bytes), MPI_ERR_TRUNCATE
  * (a message of the wrong size: ranks passed different block sizes), or the
- * MPI error a transfer returned.
+ * MPI error a transfer returned. With ULFM and three or more ranks, blocks
+ * that come to 128 KiB in all on some ranks and less on others leave the
+ * former waiting (they confirm, below): the guard (ftc_guard_set) stops
+ * such a call on every rank instead.
  *
  * With ULFM, ranks may die before or during the call: every survivor still
  * returns MPI_SUCCESS, with the blocks of a set S of ranks in place, the
@@ -105,13 +108,13 @@ typedef enum {
  * says which blocks are valid (ftc_allreduce_last_report's in_result: S).
  * A block outside S is left as it was when its rank died before the call;
  * when its rank died during the call it may hold part of that rank's data.
- * Later calls run over the survivors. The blocks' recovery after a failure
- * carries them in one message: with ULFM, MPI_ERR_COUNT when the p blocks
- * come to 2 GiB or more. Like the allreduce, the call counts
- * for FTCOLL_INJECT's call=C (step=0: as the rank enters the call; step=1:
- * once every block reached it; 2..: the confirmation's exchanges, where
- * 128 KiB of blocks or more confirm that every rank holds them rather than
- * keep a copy for late ranks).
+ * Later calls run over the survivors. For ranks that finish the call late,
+ * each rank keeps a copy of the blocks, or, from 128 KiB of blocks in all,
+ * confirms with a dissemination barrier that every rank holds them. The
+ * recovery carries the blocks in one message: with ULFM, MPI_ERR_COUNT
+ * when the p blocks come to 2 GiB or more. Like the allreduce, the call
+ * counts for FTCOLL_INJECT's call=C (step=0: as the rank enters the call;
+ * step=1: once every block reached it; 2..: the confirmation's exchanges).
  */
 int ftc_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                   void *recvbuf, int recvcount, MPI_Datatype recvtype,

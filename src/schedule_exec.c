@@ -71,13 +71,36 @@ static int check_received_size(const ftc_xfer *x, const ftc_slots *slots, MPI_St
                     expected);
 }
 
-/* After MPI_ERR_IN_STATUS, requests marked MPI_ERR_PENDING are still
- * active: finish them, so that none writes into the buffer after return. */
-static void finish_pending(int n, MPI_Request *requests, MPI_Status *statuses)
+/* Polls one request to its end, or until `watch` fires (FTC_EXEC_INTERRUPTED). */
+static int finish_watching(MPI_Request *request, MPI_Status *status, MPI_Request *watch)
 {
-    for (int i = 0; i < n; i++)
-        if (statuses[i].MPI_ERROR == MPI_ERR_PENDING)
+    for (;;) {
+        int done = 0, fired = 0;
+        const int rc = MPI_Test(request, &done, status);
+        if (rc != MPI_SUCCESS || done) {
+            status->MPI_ERROR = rc;   /* a single completion leaves the field unset */
+            return MPI_SUCCESS;
+        }
+        if (MPI_Test(watch, &fired, MPI_STATUS_IGNORE) != MPI_SUCCESS || fired)
+            return FTC_EXEC_INTERRUPTED;
+    }
+}
+
+/* After MPI_ERR_IN_STATUS, requests marked MPI_ERR_PENDING are still
+ * active: finish them, so that none writes into the buffer after return.
+ * Watched (`watch` not NULL), a failure interrupts: the peer of a pending
+ * request may have gone to meet the survivors. */
+static int finish_pending(int n, MPI_Request *requests, MPI_Status *statuses, MPI_Request *watch)
+{
+    for (int i = 0; i < n; i++) {
+        if (statuses[i].MPI_ERROR != MPI_ERR_PENDING)
+            continue;
+        if (!watch)
             statuses[i].MPI_ERROR = MPI_Wait(&requests[i], &statuses[i]);
+        else if (finish_watching(&requests[i], &statuses[i], watch) == FTC_EXEC_INTERRUPTED)
+            return FTC_EXEC_INTERRUPTED;
+    }
+    return MPI_SUCCESS;
 }
 
 /* A transfer of the step ended in a process failure (the others may still
@@ -163,8 +186,12 @@ static int run_step(const ftc_schedule *s, int step, const ftc_slots *slots, MPI
         abandon(xfers, n, scratch->requests);
         return FTC_EXEC_INTERRUPTED;
     }
-    if (rc == MPI_ERR_IN_STATUS)
-        finish_pending(n, scratch->requests, scratch->statuses);
+    if (rc == MPI_ERR_IN_STATUS
+        && finish_pending(n, scratch->requests, scratch->statuses, watching ? watch : NULL)
+               == FTC_EXEC_INTERRUPTED) {
+        abandon(xfers, n, scratch->requests);
+        return FTC_EXEC_INTERRUPTED;
+    }
     if (posted != MPI_SUCCESS)
         return posted;
     if (rc != MPI_SUCCESS)

@@ -301,11 +301,11 @@ static int place_own_block(const ftc_schedule *plan, const side *send, bool in_p
  * straight from the send buffer and is placed after the run, as Open MPI
  * does: placing it first puts a copy of the whole block before the first
  * message, on every rank's critical path (at p = 2 and 1 MiB, half again
- * the call's time).
+ * the call's time). *ran: the plan ran (every step, whatever their errors).
  */
 static int gather_blocks(ftc_comm_t comm, long number, const ftc_schedule *plan,
                          const side *send, bool in_place, ftc_slots *slots,
-                         ftc_allgather_algorithm algorithm)
+                         ftc_allgather_algorithm algorithm, bool *ran)
 {
     const bool own_block_after = !in_place && comm->allgather->own_block_alone[algorithm];
     const ftc_own_block own = { plan->own_slot, send->buf, send->count, send->type };
@@ -313,10 +313,12 @@ static int gather_blocks(ftc_comm_t comm, long number, const ftc_schedule *plan,
     int rc = own_block_after ? MPI_SUCCESS
                              : place_own_block(plan, send, in_place, slots, comm->comm);
     ftc_allreduce_injection_point(comm, number, 0, FTC_INJECT_BEFORE_SEND, NULL);
-    if (rc == MPI_SUCCESS)
+    if (rc == MPI_SUCCESS) {
         rc = ftc_schedule_run(plan, slots, ftc_ft_epoch_comm(comm->ft),
                               ftc_ft_call_tag(comm->ft, number), &comm->exec,
                               ftc_allgather_algorithm_name(algorithm), ftc_ft_sentinel(comm->ft));
+        *ran = rc != FTC_EXEC_INTERRUPTED;
+    }
     slots->own = NULL;
     if (rc == MPI_SUCCESS)   /* every block arrived here; the others may still wait */
         ftc_allreduce_injection_point(comm, number, 1, FTC_INJECT_BEFORE_SEND, NULL);
@@ -329,14 +331,16 @@ static int gather_blocks(ftc_comm_t comm, long number, const ftc_schedule *plan,
  * dead ranks' slots as they were. `send` is in place only where the plan
  * gathers in the user's buffer. */
 static int run_attempt(ftc_comm_t comm, const ftc_allgather_call *a, const ftc_schedule *plan,
-                       const side *send, bool apart, ftc_allgather_algorithm algorithm)
+                       const side *send, bool apart, ftc_allgather_algorithm algorithm,
+                       bool *ran)
 {
     ftc_slots slots;
     int rc = ftc_allgather_attempt_slots(a, apart, &slots);
     if (rc == MPI_SUCCESS && ftc_ft_failure_known(comm->ft))
         rc = FTC_EXEC_INTERRUPTED;
     if (rc == MPI_SUCCESS)
-        rc = gather_blocks(comm, a->number, plan, send, a->in_place && !apart, &slots, algorithm);
+        rc = gather_blocks(comm, a->number, plan, send, a->in_place && !apart, &slots, algorithm,
+                           ran);
     if (rc == MPI_SUCCESS && apart)
         rc = ftc_allgather_deliver(a, &slots, plan->rotation);
     return rc;
@@ -399,13 +403,16 @@ static int allgather_checked(ftc_comm_t comm, const side *send, const side *recv
     const bool apart = ftc_allgather_gathers_apart(&a, plan->rotation);
     const side attempt = attempt_send(&a, send, recv, apart);
     /* a rank others wait for in a meeting goes there first */
-    rc = ftc_ft_owes_meeting(comm->ft) ? FTC_EXEC_INTERRUPTED
-                                       : run_attempt(comm, &a, plan, &attempt, apart, executed);
+    bool plan_ran = false;
+    rc = ftc_ft_owes_meeting(comm->ft)
+        ? FTC_EXEC_INTERRUPTED : run_attempt(comm, &a, plan, &attempt, apart, executed, &plan_ran);
     const bool holds_every_block = rc == MPI_SUCCESS, confirms = ftc_allgather_confirms(&a);
     int confirmed = MPI_SUCCESS;
-    /* after an error of its own (a block of the wrong size), a rank still
-     * takes part, so that the others do not wait for its tokens */
-    if (confirms && !interrupted(rc))
+    /* after an error of its own in the plan (a block of the wrong size), a
+     * rank still takes part, so that the others do not wait for its tokens
+     * (ranks that passed blocks of sizes on both sides of the threshold
+     * decide differently, and those that confirm wait) */
+    if (confirms && plan_ran && !interrupted(rc))
         confirmed = ftc_allgather_confirm(&a);
     if (rc == MPI_SUCCESS)
         rc = confirmed;

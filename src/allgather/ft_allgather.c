@@ -70,12 +70,19 @@ int ftc_allgather_attempt_slots(const ftc_allgather_call *a, bool apart, ftc_slo
     MPI_Aint lb, extent, true_lb, true_extent;
     MPI_Type_get_extent(a->type, &lb, &extent);
     MPI_Type_get_true_extent(a->type, &true_lb, &true_extent);
-    const MPI_Aint span = a->count > 0 ? (a->count - 1) * extent + true_extent : 0;
     const int n = ftc_ft_live_count(a->comm->ft);
+    /* the bytes the n slots touch, from the first slot's start (extents may
+     * be negative: slots and elements then run downwards) */
+    const MPI_Aint last_slot = (MPI_Aint)(n - 1) * a->stride;
+    const MPI_Aint last_element = a->count > 0 ? (MPI_Aint)(a->count - 1) * extent : 0;
+    const MPI_Aint low = (last_slot < 0 ? last_slot : 0) + (last_element < 0 ? last_element : 0)
+                       + true_lb;
+    const MPI_Aint high = (last_slot > 0 ? last_slot : 0) + (last_element > 0 ? last_element : 0)
+                        + true_lb + true_extent;
     struct ftc_allgather_state *s = a->comm->allgather;
-    const size_t bytes = (size_t)((n - 1) * a->stride + span);
+    const size_t bytes = a->count > 0 ? (size_t)(high - low) : 0;
     const int rc = ftc_ensure_capacity(&s->gathered, &s->gathered_capacity, bytes > 0 ? bytes : 1);
-    slots->base = s->gathered - true_lb;
+    slots->base = s->gathered - low;
     return rc;
 }
 
@@ -151,7 +158,7 @@ static int layout_of(const ftc_allgather_call *a, word_layout *layout)
             return ftc_fail_mpi(rc, "ftc_allgather: cannot size a packed block");
         width = packed < 0 ? LLONG_MAX / 2 : packed;   /* MPI_Pack_size wraps past 2 GiB */
     }
-    if (width * a->comm->size > FTC_ALLGATHER_MAX_BYTES)
+    if (width > FTC_ALLGATHER_MAX_BYTES / a->comm->size)
         return ftc_fail(MPI_ERR_COUNT, "ftc_allgather: %d blocks of %lld bytes exceed the 2 GiB "
                         "that the recovery after a failure can carry", a->comm->size, width);
     *layout = (word_layout){ (int)width, (int)((width * a->comm->size + 7) / 8) };
