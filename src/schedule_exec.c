@@ -71,16 +71,15 @@ static int check_received_size(const ftc_xfer *x, const ftc_slots *slots, MPI_St
                     expected);
 }
 
-/* Polls one request to its end, or until `watch` fires (FTC_EXEC_INTERRUPTED). */
-static int finish_watching(MPI_Request *request, MPI_Status *status, MPI_Request *watch)
+/* MPI_Waitall (MPI_ERR_IN_STATUS, an error per status), polled, that
+ * returns FTC_EXEC_INTERRUPTED as soon as `watch` fires instead. */
+static int wait_watching(int n, MPI_Request *requests, MPI_Status *statuses, MPI_Request *watch)
 {
     for (;;) {
         int done = 0, fired = 0;
-        const int rc = MPI_Test(request, &done, status);
-        if (rc != MPI_SUCCESS || done) {
-            status->MPI_ERROR = rc;   /* a single completion leaves the field unset */
-            return MPI_SUCCESS;
-        }
+        const int rc = MPI_Testall(n, requests, &done, statuses);
+        if (done || rc != MPI_SUCCESS)
+            return rc;
         if (MPI_Test(watch, &fired, MPI_STATUS_IGNORE) != MPI_SUCCESS || fired)
             return FTC_EXEC_INTERRUPTED;
     }
@@ -95,10 +94,15 @@ static int finish_pending(int n, MPI_Request *requests, MPI_Status *statuses, MP
     for (int i = 0; i < n; i++) {
         if (statuses[i].MPI_ERROR != MPI_ERR_PENDING)
             continue;
-        if (!watch)
+        if (!watch) {
             statuses[i].MPI_ERROR = MPI_Wait(&requests[i], &statuses[i]);
-        else if (finish_watching(&requests[i], &statuses[i], watch) == FTC_EXEC_INTERRUPTED)
-            return FTC_EXEC_INTERRUPTED;
+            continue;
+        }
+        const int rc = wait_watching(1, &requests[i], &statuses[i], watch);
+        if (rc == FTC_EXEC_INTERRUPTED)
+            return rc;
+        if (rc != MPI_ERR_IN_STATUS)   /* else the status has its error already */
+            statuses[i].MPI_ERROR = rc;
     }
     return MPI_SUCCESS;
 }
@@ -145,20 +149,6 @@ static int post_step(const ftc_xfer *xfers, int n, const ftc_slots *slots, MPI_C
                                        what, step, xfers[i].peer);
     }
     return first_error;
-}
-
-/* MPI_Waitall (MPI_ERR_IN_STATUS, an error per status), polled, that
- * returns FTC_EXEC_INTERRUPTED as soon as `watch` fires instead. */
-static int wait_watching(int n, MPI_Request *requests, MPI_Status *statuses, MPI_Request *watch)
-{
-    for (;;) {
-        int done = 0, fired = 0;
-        const int rc = MPI_Testall(n, requests, &done, statuses);
-        if (done || rc != MPI_SUCCESS)
-            return rc;
-        if (MPI_Test(watch, &fired, MPI_STATUS_IGNORE) != MPI_SUCCESS || fired)
-            return FTC_EXEC_INTERRUPTED;
-    }
 }
 
 /* After an interruption: no receive may write into the buffer later; a

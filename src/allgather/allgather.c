@@ -378,17 +378,18 @@ static ftc_allgather_call describe(ftc_comm_t comm, const side *send, const side
     return a;
 }
 
-/*
- * The whole call after the checks. Even an empty block runs the schedule
- * (of empty messages): returning at once would leave waiting any rank that
- * passed a larger block.
- */
+/* A failure stopped the attempt or the confirmation: the survivors end the call. */
 static bool interrupted(int rc)
 {
     return FTC_ALLGATHER_SURVIVES
         && (rc == FTC_EXEC_INTERRUPTED || rc == FTC_DETECTED || ftc_ft_is_process_failure(rc));
 }
 
+/*
+ * The whole call after the checks. Even an empty block runs the schedule
+ * (of empty messages): returning at once would leave waiting any rank that
+ * passed a larger block.
+ */
 static int allgather_checked(ftc_comm_t comm, const side *send, const side *recv,
                              bool in_place)
 {

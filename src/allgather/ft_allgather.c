@@ -139,6 +139,7 @@ int ftc_allgather_deliver(const ftc_allgather_call *a, const ftc_slots *gathered
 typedef struct {
     int width;     /* bytes of one packed block: block r at r x width */
     int words;     /* the p blocks, padded to whole words */
+    bool bytes;    /* a block of the receive type packs as its bytes (packs_as_bytes) */
 } word_layout;
 
 /* A block packs as its bytes: a dense predefined type (a dense derived one
@@ -151,7 +152,8 @@ static bool packs_as_bytes(MPI_Datatype type, bool contiguous)
 static int layout_of(const ftc_allgather_call *a, word_layout *layout)
 {
     long long width = (long long)a->block_bytes;
-    if (!packs_as_bytes(a->type, a->contiguous)) {
+    const bool bytes = packs_as_bytes(a->type, a->contiguous);
+    if (!bytes) {
         int packed = 0;
         const int rc = MPI_Pack_size(a->count, a->type, a->comm->comm, &packed);
         if (rc != MPI_SUCCESS)
@@ -161,17 +163,18 @@ static int layout_of(const ftc_allgather_call *a, word_layout *layout)
     if (width > FTC_ALLGATHER_MAX_BYTES / a->comm->size)
         return ftc_fail(MPI_ERR_COUNT, "ftc_allgather: %d blocks of %lld bytes exceed the 2 GiB "
                         "that the recovery after a failure can carry", a->comm->size, width);
-    *layout = (word_layout){ (int)width, (int)((width * a->comm->size + 7) / 8) };
+    *layout = (word_layout){ (int)width, (int)((width * a->comm->size + 7) / 8), bytes };
     return MPI_SUCCESS;
 }
 
 static size_t word_bytes(const word_layout *layout) { return (size_t)layout->words * 8; }
 
-/* `count` x `type` at `from`, packed into `to` (`width` bytes). */
+/* `count` x `type` at `from`, packed into `to` (`width` bytes); `as_bytes`:
+ * the type packs as its bytes (packs_as_bytes). */
 static int pack_block(const ftc_allgather_call *a, const void *from, int count, MPI_Datatype type,
-                      bool contiguous, char *to, int width)
+                      bool as_bytes, char *to, int width)
 {
-    if (packs_as_bytes(type, contiguous)) {
+    if (as_bytes) {
         if (a->block_bytes > 0)
             memcpy(to, from, a->block_bytes);
         return MPI_SUCCESS;
@@ -182,16 +185,18 @@ static int pack_block(const ftc_allgather_call *a, const void *from, int count, 
                              : ftc_fail_mpi(rc, "ftc_allgather: packing a block failed");
 }
 
-static int unpack_block(const ftc_allgather_call *a, const char *from, int width, int rank)
+static int unpack_block(const ftc_allgather_call *a, const char *from,
+                        const word_layout *layout, int rank)
 {
     char *to = a->recv + (MPI_Aint)rank * a->stride;
-    if (packs_as_bytes(a->type, a->contiguous)) {
+    if (layout->bytes) {
         if (a->block_bytes > 0)
             memcpy(to, from, a->block_bytes);
         return MPI_SUCCESS;
     }
     int position = 0;
-    const int rc = MPI_Unpack(from, width, &position, to, a->count, a->type, a->comm->comm);
+    const int rc = MPI_Unpack(from, layout->width, &position, to, a->count, a->type,
+                              a->comm->comm);
     return rc == MPI_SUCCESS ? MPI_SUCCESS
                              : ftc_fail_mpi(rc, "ftc_allgather: unpacking a block failed");
 }
@@ -201,7 +206,7 @@ static int pack_live_blocks(const ftc_allgather_call *a, const word_layout *layo
 {
     ftc_comm_t comm = a->comm;
     const int n = ftc_ft_live_count(comm->ft);
-    if (n == comm->size && packs_as_bytes(a->type, a->contiguous)) {   /* slot r at r x width */
+    if (n == comm->size && layout->bytes) {   /* slot r at r x width */
         const size_t bytes = a->block_bytes * (size_t)n;
         if (bytes > 0)   /* the buffer may be NULL then */
             memcpy(words, a->recv, bytes);
@@ -213,7 +218,7 @@ static int pack_live_blocks(const ftc_allgather_call *a, const word_layout *layo
     int rc = MPI_SUCCESS;
     for (int i = 0; rc == MPI_SUCCESS && i < n; i++)
         rc = pack_block(a, a->recv + (MPI_Aint)live[i] * a->stride, a->count, a->type,
-                        a->contiguous, words + (size_t)live[i] * (size_t)layout->width,
+                        layout->bytes, words + (size_t)live[i] * (size_t)layout->width,
                         layout->width);
     return rc;
 }
@@ -260,7 +265,7 @@ int ftc_allgather_confirm(const ftc_allgather_call *a)
 int ftc_allgather_complete(const ftc_allgather_call *a, bool confirmed)
 {
     ftc_comm_t comm = a->comm;
-    word_layout layout = { 0, 0 };   /* sized only when the result is kept */
+    word_layout layout = { 0, 0, false };   /* sized only when the result is kept */
     int rc = ftc_ft_keeps_results(comm->ft) ? layout_of(a, &layout) : MPI_SUCCESS;
     char *keep_into = NULL;
     if (rc == MPI_SUCCESS)
@@ -280,8 +285,8 @@ int ftc_allgather_complete(const ftc_allgather_call *a, bool confirmed)
 static int pack_own_block(const ftc_allgather_call *a, const word_layout *layout, char *words)
 {
     char *to = words + (size_t)a->comm->rank * (size_t)layout->width;
-    return pack_block(a, a->send, a->send_count, a->send_type, a->send_contiguous, to,
-                      layout->width);
+    return pack_block(a, a->send, a->send_count, a->send_type,
+                      packs_as_bytes(a->send_type, a->send_contiguous), to, layout->width);
 }
 
 int ftc_allgather_recover(const ftc_allgather_call *a, bool holds_every_block)
@@ -310,6 +315,6 @@ int ftc_allgather_recover(const ftc_allgather_call *a, bool holds_every_block)
                                   bytes, held);
     for (int r = 0; rc == MPI_SUCCESS && r < comm->size; r++)
         if (ftc_allreduce_result_includes(comm, r))
-            rc = unpack_block(a, words + (size_t)r * (size_t)layout.width, layout.width, r);
+            rc = unpack_block(a, words + (size_t)r * (size_t)layout.width, &layout, r);
     return rc;
 }

@@ -481,4 +481,3 @@ int ftc_ft_survivors(ftc_comm_t comm, MPI_Comm *survivors)
                              : ftc_fail_mpi(rc, "ftc_comm_survivors: MPI_Comm_dup failed");
 }
 #endif
-

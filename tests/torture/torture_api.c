@@ -266,6 +266,26 @@ static int take_report(ftc_comm_t comm, run_state *st, int call, uint64_t *s)
     return 0;
 }
 
+/* A call's return code and report: 0 with its S in *s, or 1 after an
+ * error (counted, and explained on stderr). */
+static int call_reported(ftc_comm_t comm, run_state *st, int call, const char *what, int rc,
+                         uint64_t *s)
+{
+    if (rc != MPI_SUCCESS) {
+        int error_class = rc;
+        MPI_Error_class(rc, &error_class);
+        fprintf(stderr, "ERROR rank %d call %d: %s returned %d (class %d): %s\n", st->rank, call,
+                what, rc, error_class, ftc_error_message());
+        st->errors++;
+        return 1;
+    }
+    if (take_report(comm, st, call, s) != 0) {
+        st->errors++;
+        return 1;
+    }
+    return 0;
+}
+
 /* A completed call, its result checked (`bad`: what was wrong in it):
  * S's membership checked too, the call counted, S joins the digest. */
 static void record_call(run_state *st, int call, uint64_t s, int bad)
@@ -334,19 +354,9 @@ static int torture_call(ftc_comm_t comm, run_state *st, const options *opt, int 
     fill_input(kind, st->rank, call, n, shape.in_place ? recv : send);
     const int rc = ftc_allreduce(shape.in_place ? MPI_IN_PLACE : send, recv, n, shape.type,
                                  shape.op, comm);
-    if (rc != MPI_SUCCESS) {
-        int error_class = rc;
-        MPI_Error_class(rc, &error_class);
-        fprintf(stderr, "ERROR rank %d call %d: ftc_allreduce returned %d (class %d): %s\n",
-                st->rank, call, rc, error_class, ftc_error_message());
-        st->errors++;
-        return 1;
-    }
     uint64_t s;
-    if (take_report(comm, st, call, &s) != 0) {
-        st->errors++;
+    if (call_reported(comm, st, call, "ftc_allreduce", rc, &s) != 0)
         return 1;
-    }
     record_call(st, call, s, check_elements(st, kind, call, n, s, recv, shape.element_size));
     st->digest = torture_digest_add(st->digest, recv, (size_t)n * shape.element_size);
     return 0;
@@ -528,17 +538,9 @@ static int torture_allgather_loop_call(ftc_comm_t comm, run_state *st, const opt
     const uint64_t dead_before = known_dead(comm, st);
     const int rc = ftc_allgather(in_place ? MPI_IN_PLACE : mine, n, MPI_INT, all, n, MPI_INT,
                                  comm);
-    if (rc != MPI_SUCCESS) {
-        fprintf(stderr, "ERROR rank %d call %d: ftc_allgather: %s\n", st->rank, call,
-                ftc_error_message());
-        st->errors++;
-        return 1;
-    }
     uint64_t s;
-    if (take_report(comm, st, call, &s) != 0) {
-        st->errors++;
+    if (call_reported(comm, st, call, "ftc_allgather", rc, &s) != 0)
         return 1;
-    }
     record_call(st, call, s, check_blocks(st, call, n, s, dead_before, all));
     for (int r = 0; r < st->p; r++)
         if (in_set(s, r))
