@@ -20,7 +20,7 @@
  *
  * Reported: the median over the rounds of each side, and their ratio,
  * layer / native. Sizes are bytes per rank: the vector of an allreduce
- * (MPI_FLOAT, MPI_SUM), the block of an allgather, the message of a
+ * (MPI_FLOAT, MPI_SUM), the block of an allgather(v), the message of a
  * broadcast (MPI_BYTE, root 0); a barrier has none (0).
  */
 #include <stdint.h>
@@ -55,6 +55,30 @@ static int allgather(int bytes, char *out, int native)
                   : MPI_Allgather(send_buf, bytes, MPI_BYTE, out, bytes, MPI_BYTE, MPI_COMM_WORLD);
 }
 
+/* Every rank's block `bytes`, end to end in rank order, as most programs
+ * lay them out (the counts made once per size, outside the timed calls). */
+static int allgatherv(int bytes, char *out, int native)
+{
+    static int *counts, *displs, made_for = -1;
+    if (!counts) {
+        counts = malloc(sizeof(int) * (size_t)size);
+        displs = malloc(sizeof(int) * (size_t)size);
+        if (!counts || !displs)
+            return MPI_ERR_NO_MEM;
+    }
+    if (made_for != bytes) {
+        for (int r = 0; r < size; r++) {
+            counts[r] = bytes;
+            displs[r] = r * bytes;
+        }
+        made_for = bytes;
+    }
+    return native ? PMPI_Allgatherv(send_buf, bytes, MPI_BYTE, out, counts, displs, MPI_BYTE,
+                                    MPI_COMM_WORLD)
+                  : MPI_Allgatherv(send_buf, bytes, MPI_BYTE, out, counts, displs, MPI_BYTE,
+                                   MPI_COMM_WORLD);
+}
+
 /* The root sends its send buffer; the others receive into `out`. */
 static int bcast(int bytes, char *out, int native)
 {
@@ -79,6 +103,7 @@ typedef struct {
 static const collective collectives[] = {
     { "allreduce", allreduce, 1, 0 },
     { "allgather", allgather, 1, 1 },
+    { "allgatherv", allgatherv, 1, 1 },
     { "bcast", bcast, 1, 0 },
     { "barrier", barrier, 0, 0 },
 };
@@ -191,7 +216,7 @@ static int usage(void)
 {
     fprintf(stderr, "usage: ftcoll-bench-native [--min-bytes N (>= 4)] [--max-bytes N (<= 16M)] "
                     "[--rounds R (1..%d)] [--block-seconds S (> 0)] [--csv FILE] "
-                    "[--only allreduce|allgather|bcast|barrier]\n", MAX_ROUNDS);
+                    "[--only allreduce|allgather|allgatherv|bcast|barrier]\n", MAX_ROUNDS);
     return 2;
 }
 

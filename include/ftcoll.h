@@ -148,6 +148,70 @@ int ftc_allgather_last_choice(ftc_comm_t comm, ftc_allgather_choice *out);
 ftc_allgather_algorithm ftc_allgather_decide(int p, size_t block_bytes);
 
 /* ----------------------------------------------------------------------------
+ * Allgatherv
+ *
+ * Algorithm numbers are Open MPI's (coll_tuned_allgatherv_algorithm); each
+ * runs the allgather plan of the same name.
+ */
+typedef enum {
+    FTC_ALLGATHERV_AUTO = 0,               /* decision table (Open MPI's fixed rules) */
+    FTC_ALLGATHERV_LINEAR = 1,             /* gather to rank 0 + broadcast ("default") */
+    FTC_ALLGATHERV_BRUCK = 2,
+    FTC_ALLGATHERV_RING = 3,
+    FTC_ALLGATHERV_NEIGHBOR_EXCHANGE = 4,  /* even p only, else ring */
+    FTC_ALLGATHERV_TWO_PROC = 5,           /* p == 2 only, else the decision table */
+    FTC_ALLGATHERV_SPARBIT = 6
+} ftc_allgatherv_algorithm;
+
+#define FTC_ALLGATHERV_ALGORITHM_COUNT 7
+
+/*
+ * Same arguments and semantics as MPI_Allgatherv, including MPI_IN_PLACE
+ * (this rank's block already at displs[rank]), zero counts, any order of
+ * displacements and derived datatypes. Errors as ftc_allgather's, and
+ * MPI_ERR_ARG for NULL recvcounts or displs, MPI_ERR_COUNT for a negative
+ * count or counts that sum past INT_MAX, MPI_ERR_ARG when sendcount x
+ * size(sendtype) differs from this rank's recvcounts entry in bytes.
+ * Every rank must pass the same recvcounts.
+ *
+ * With ULFM, ranks may die before or during the call: as ftc_allgather,
+ * every survivor returns MPI_SUCCESS with the blocks of one set S in
+ * place (ftc_allreduce_last_report's in_result), every survivor's among
+ * them; a block outside S is left as it was (its rank died before the
+ * call) or may hold part of its rank's data. From 128 KiB of blocks in
+ * all the call confirms instead of keeping a copy; with ULFM,
+ * MPI_ERR_COUNT when the blocks come to 2 GiB or more. FTCOLL_INJECT's
+ * steps are ftc_allgather's.
+ */
+int ftc_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                   void *recvbuf, const int recvcounts[], const int displs[],
+                   MPI_Datatype recvtype, ftc_comm_t comm);
+
+/* As ftc_allgather_set_algorithm, for ftc_allgatherv (FTCOLL_ALLGATHERV_ALGORITHM). */
+int ftc_allgatherv_set_algorithm(ftc_comm_t comm, ftc_allgatherv_algorithm algorithm);
+
+/* Parses a name ("ring", "bruck", "default", ...) or a number ("3").
+ * An unknown one returns MPI_ERR_ARG with a message listing the valid names. */
+int ftc_allgatherv_algorithm_parse(const char *text, ftc_allgatherv_algorithm *out);
+
+/* "ring", "bruck", ...; "auto" for FTC_ALLGATHERV_AUTO; NULL if out of range. */
+const char *ftc_allgatherv_algorithm_name(ftc_allgatherv_algorithm algorithm);
+
+/* What the last ftc_allgatherv on a communicator ran, and why. */
+typedef struct {
+    ftc_allgatherv_algorithm requested; /* forced algorithm, or FTC_ALLGATHERV_AUTO */
+    ftc_allgatherv_algorithm selected;  /* requested, or the decision table's choice */
+    ftc_allgatherv_algorithm executed;  /* selected, after any fallback */
+    char reason[160];                   /* why executed differs from selected ("" if not) */
+} ftc_allgatherv_choice;
+
+int ftc_allgatherv_last_choice(ftc_comm_t comm, ftc_allgatherv_choice *out);
+
+/* The algorithm the decision table picks for p processes whose blocks come
+ * to `total_bytes` in all, as Open MPI 5 decides (by total_bytes / p). */
+ftc_allgatherv_algorithm ftc_allgatherv_decide(int p, size_t total_bytes);
+
+/* ----------------------------------------------------------------------------
  * Allreduce, fault-tolerant (see docs/ft-allreduce.md)
  *
  * Recursive doubling over the live ranks; a process count that is not a

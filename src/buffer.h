@@ -16,8 +16,9 @@ typedef struct {
     MPI_Datatype type;
 } ftc_own_block;
 
-/* A run of equal slots in a typed buffer: slot i starts at base + i * stride
- * and holds `count` elements of `type`. */
+/* Slots in a typed buffer: slot i starts at base + i * stride and holds
+ * `count` elements of `type`; or, where `counts` is set (an allgatherv's
+ * blocks), at base + offsets[i] with counts[i] elements. */
 typedef struct {
     char *base;
     MPI_Aint stride;
@@ -27,11 +28,20 @@ typedef struct {
     size_t slot_bytes; /* count * size of type: the payload of one slot */
     const ftc_own_block *own;   /* NULL: every send reads its slots; else a send of
                                  * own->slot alone reads own->buf (not yet in its slot) */
+    const int *counts;          /* NULL: every slot holds `count` elements */
+    const MPI_Aint *offsets;    /* with counts: slot i at base + offsets[i] bytes, */
+    const long long *before;    /* the elements of slots 0..i-1 (i up to the slots' number), */
+    const int *run_last;        /* and the last slot of the run end to end from slot i */
 } ftc_slots;
 
 static inline char *ftc_slot(const ftc_slots *s, int i)
 {
-    return s->base + (MPI_Aint)i * s->stride;
+    return s->base + (s->counts ? s->offsets[i] : (MPI_Aint)i * s->stride);
+}
+
+static inline int ftc_slot_count(const ftc_slots *s, int i)
+{
+    return s->counts ? s->counts[i] : s->count;
 }
 
 /*

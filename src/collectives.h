@@ -13,6 +13,7 @@
 /*         kind       public name      module table */
 #define FTC_COLLECTIVES(X)                                    \
     X(ALLGATHER, "ftc_allgather", ftc_allgather_module)       \
+    X(ALLGATHERV, "ftc_allgatherv", ftc_allgatherv_module)    \
     X(ALLREDUCE, "ftc_allreduce", ftc_allreduce_module)       \
     X(BCAST,     "ftc_bcast",     ftc_bcast_module)           \
     X(BARRIER,   "ftc_barrier",   ftc_barrier_module)

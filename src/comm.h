@@ -47,7 +47,8 @@ struct ftc_comm {
     /* the modules' states, each private to its module (communicator.c's table) */
     struct ftc_ft *ft;                          /* ft/ft.h */
     struct ftc_allreduce_state *allreduce;      /* allreduce/ft_call.h */
-    struct ftc_allgather_state *allgather;      /* allgather/allgather.c */
+    struct ftc_allgather_state *allgather;      /* allgather/state.h */
+    struct ftc_allgatherv_state *allgatherv;    /* allgather/state.h */
     struct ftc_tree_comm *tree;                 /* bcast/adaptive_state.h; NULL if unused */
     struct ftc_guard *guard;                    /* guard/state.h */
 };

@@ -1,6 +1,7 @@
 /* The engine that runs a schedule over MPI; see schedule_exec.h. */
 #include "schedule_exec.h"
 
+#include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,17 +43,71 @@ static bool sends_own_block_from_caller(const ftc_xfer *x, const ftc_slots *slot
         && x->count == 1;
 }
 
+/* The elements of slots [first, first + n). */
+static long long elements_of(const ftc_slots *slots, int first, int n)
+{
+    return slots->counts ? slots->before[first + n] - slots->before[first]
+                         : (long long)n * slots->count;
+}
+
+/* Slots of their own sizes anywhere in the buffer: one message of a type
+ * made for it (a pending transfer keeps what it needs of a freed type). */
+static int spread_type(const ftc_xfer *x, const ftc_slots *slots, ftc_exec_scratch *scratch,
+                       MPI_Datatype *out)
+{
+    if (scratch->spread_made && scratch->spread_first == x->first
+        && scratch->spread_count == x->count) {
+        *out = scratch->spread;
+        return MPI_SUCCESS;
+    }
+    if (scratch->spread_made)
+        MPI_Type_free(&scratch->spread);
+    scratch->spread_made = false;
+    int rc = MPI_Type_create_hindexed(x->count, slots->counts + x->first,
+                                      slots->offsets + x->first, slots->type, &scratch->spread);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    rc = MPI_Type_commit(&scratch->spread);
+    if (rc != MPI_SUCCESS) {
+        MPI_Type_free(&scratch->spread);
+        return rc;
+    }
+    scratch->spread_made = true;
+    scratch->spread_first = x->first;
+    scratch->spread_count = x->count;
+    *out = scratch->spread;
+    return MPI_SUCCESS;
+}
+
+static void forget_spread_type(ftc_exec_scratch *scratch)
+{
+    if (scratch->spread_made)
+        MPI_Type_free(&scratch->spread);
+    scratch->spread_made = false;
+}
+
 static int post(const ftc_xfer *x, const ftc_slots *slots, MPI_Comm comm, int tag,
-                MPI_Request *request)
+                ftc_exec_scratch *scratch, MPI_Request *request)
 {
     if (sends_own_block_from_caller(x, slots))
         return ftc_p2p_isend(slots->own->buf, slots->own->count, slots->own->type, x->peer, tag,
                              comm, request);
+    if (slots->counts && slots->run_last[x->first] < x->first + x->count - 1) {
+        MPI_Datatype spread;
+        const int rc = spread_type(x, slots, scratch, &spread);
+        if (rc != MPI_SUCCESS)
+            return rc;
+        return x->kind == FTC_XFER_RECV
+            ? ftc_p2p_irecv(slots->base, 1, spread, x->peer, tag, comm, request)
+            : ftc_p2p_isend(slots->base, 1, spread, x->peer, tag, comm, request);
+    }
     char *where = ftc_slot(slots, x->first);
-    const int count = x->count * slots->count;
+    const long long count = elements_of(slots, x->first, x->count);
+    if (count > INT_MAX)
+        return ftc_fail(MPI_ERR_COUNT, "a message of %lld elements exceeds INT_MAX", count);
     return x->kind == FTC_XFER_RECV
-        ? ftc_p2p_irecv(where, count, slots->type, x->peer, tag, comm, request)
-        : ftc_p2p_isend(where, count, slots->type, x->peer, tag, comm, request);
+        ? ftc_p2p_irecv(where, (int)count, slots->type, x->peer, tag, comm, request)
+        : ftc_p2p_isend(where, (int)count, slots->type, x->peer, tag, comm, request);
 }
 
 /* A received message must fill its slots exactly. */
@@ -61,11 +116,11 @@ static int check_received_size(const ftc_xfer *x, const ftc_slots *slots, MPI_St
 {
     int elements = 0;
     MPI_Get_count(status, slots->type, &elements);
-    const int expected = x->count * slots->count;
+    const long long expected = elements_of(slots, x->first, x->count);
     if (elements == expected)
         return MPI_SUCCESS;
     return ftc_fail(MPI_ERR_TRUNCATE,
-                    "%s step %d: rank %d sent %s elements where %d were expected: "
+                    "%s step %d: rank %d sent %s elements where %lld were expected: "
                     "every rank must pass the same count and type signature",
                     what, step, x->peer, elements == MPI_UNDEFINED ? "a partial number of" : "fewer",
                     expected);
@@ -136,11 +191,12 @@ static int failed_step(int rc, const ftc_xfer *xfers, int n, MPI_Status *statuse
 /* Posts every transfer of a step; one that cannot be posted is left out
  * (a null request) and reported, the others still go. */
 static int post_step(const ftc_xfer *xfers, int n, const ftc_slots *slots, MPI_Comm comm,
-                     int tag, MPI_Request *requests, int step, const char *what)
+                     int tag, ftc_exec_scratch *scratch, int step, const char *what)
 {
+    MPI_Request *requests = scratch->requests;
     int first_error = MPI_SUCCESS;
     for (int i = 0; i < n; i++) {
-        int rc = post(&xfers[i], slots, comm, tag, &requests[i]);
+        int rc = post(&xfers[i], slots, comm, tag, scratch, &requests[i]);
         if (rc == MPI_SUCCESS)
             continue;
         requests[i] = MPI_REQUEST_NULL;
@@ -166,7 +222,7 @@ static int run_step(const ftc_schedule *s, int step, const ftc_slots *slots, MPI
     const int n = ftc_schedule_step_size(s, step);
     ftc_watch_progress(scratch->watch, step, n > 0 ? "exchanging with" : NULL,
                        n > 0 ? xfers[0].peer : -1);
-    const int posted = post_step(xfers, n, slots, comm, tag, scratch->requests, step, what);
+    const int posted = post_step(xfers, n, slots, comm, tag, scratch, step, what);
     const bool watching = watch && *watch != MPI_REQUEST_NULL;
     int rc = watching ? wait_watching(n, scratch->requests, scratch->statuses, watch)
                       : ftc_p2p_waitall(n, scratch->requests, scratch->statuses);
@@ -212,12 +268,15 @@ int ftc_schedule_run(const ftc_schedule *s, const ftc_slots *slots, MPI_Comm com
     char first_message[512];   /* written with first_error: no need to clear 512 bytes a call */
     for (int step = 0; step < s->nsteps; step++) {
         rc = run_step(s, step, slots, comm, tag, scratch, what, watch);
-        if (rc == FTC_EXEC_INTERRUPTED)
+        if (rc == FTC_EXEC_INTERRUPTED) {
+            forget_spread_type(scratch);
             return rc;
+        }
         if (rc != MPI_SUCCESS && first_error == MPI_SUCCESS) {
             first_error = rc;
             snprintf(first_message, sizeof(first_message), "%s", ftc_error_message());
         }
     }
+    forget_spread_type(scratch);
     return first_error == MPI_SUCCESS ? MPI_SUCCESS : ftc_fail(first_error, "%s", first_message);
 }

@@ -2,6 +2,8 @@
 #ifndef FTCOLL_SCHEDULE_EXEC_H
 #define FTCOLL_SCHEDULE_EXEC_H
 
+#include <stdbool.h>
+
 #include <mpi.h>
 
 #include "buffer.h"
@@ -13,6 +15,12 @@ typedef struct {
     MPI_Status *statuses;
     int capacity;
     struct ftc_watch_slot *watch;   /* the communicator's watchdog slot: told each step */
+    /* within one run: the last datatype made for slots not end to end, kept
+     * for the next transfer of the same slots (linear's root sends them all
+     * to every rank) */
+    bool spread_made;
+    MPI_Datatype spread;
+    int spread_first, spread_count;
 } ftc_exec_scratch;
 
 void ftc_exec_scratch_free(ftc_exec_scratch *scratch);

@@ -49,6 +49,23 @@ ftc_allgather_algorithm ftc_allgather_resolve(ftc_allgather_algorithm selected, 
                                               size_t block_bytes, char *reason,
                                               size_t reason_size);
 
+/* An allgatherv algorithm's name ("ring", Open MPI's "default", ...) or
+ * number ("3"), into *out; false (nothing written) for anything else. */
+bool ftc_allgatherv_parse_name(const char *text, ftc_allgatherv_algorithm *out);
+
+/* "auto (0), linear (1), ...": the valid names, for messages. */
+void ftc_allgatherv_list_names(char *out, size_t size);
+
+/* The allgather plan an allgatherv algorithm runs (FTC_ALLGATHER_AUTO
+ * for FTC_ALLGATHERV_AUTO or out of range). */
+ftc_allgather_algorithm ftc_allgatherv_plan_of(ftc_allgatherv_algorithm id);
+
+/* As ftc_allgather_resolve, for an allgatherv whose blocks come to
+ * total_bytes: neighbor exchange -> ring, two-proc -> the decision table. */
+ftc_allgatherv_algorithm ftc_allgatherv_resolve(ftc_allgatherv_algorithm selected, int p,
+                                                size_t total_bytes, char *reason,
+                                                size_t reason_size);
+
 /* Builds the schedule of `id` (which must serve s->size) into s. */
 bool ftc_allgather_build_plan(ftc_allgather_algorithm id, ftc_schedule *s);
 

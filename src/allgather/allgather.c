@@ -22,7 +22,7 @@
 #include "ft_allgather.h"
 #include "state.h"
 
-/* Whether a failure can be survived (ULFM), so that the call ends it. */
+/* Whether a failure can be survived (ULFM): then the recovery's limit holds. */
 #ifdef FTCOLL_HAVE_ULFM
 enum { FTC_ALLGATHER_SURVIVES = 1 };
 #else
@@ -133,13 +133,8 @@ static void allgather_release(ftc_comm_t comm)
 {
     if (!comm->allgather)
         return;
-    for (int i = 0; i < FTC_ALLGATHER_ALGORITHM_COUNT; i++) {
-        if (comm->allgather->plans[i]) {
-            ftc_schedule_destroy(comm->allgather->plans[i]);
-            free(comm->allgather->plans[i]);
-        }
-    }
-    free(comm->allgather->gathered);
+    ftc_allgather_plans_free(&comm->allgather->plans);
+    ftc_allgather_scratch_free(&comm->allgather->scratch);
     free(comm->allgather);
     comm->allgather = NULL;
 }
@@ -250,114 +245,7 @@ static ftc_allgather_algorithm choose(ftc_comm_t comm, int n, size_t block_bytes
     return choice->executed;
 }
 
-/* The plan of `alg` for live rank `me` of n: the one built before, unless
- * ranks died since. */
-static int plan_for(ftc_comm_t comm, ftc_allgather_algorithm alg, int me, int n,
-                    const ftc_schedule **out)
-{
-    ftc_schedule *plan = comm->allgather->plans[alg];
-    if (plan && (plan->rank != me || plan->size != n)) {
-        ftc_schedule_destroy(plan);
-        free(plan);
-        comm->allgather->plans[alg] = plan = NULL;
-    }
-    if (!plan) {
-        plan = malloc(sizeof(*plan));
-        if (!plan)
-            return ftc_fail(MPI_ERR_NO_MEM, "ftc_allgather: out of memory planning");
-        ftc_schedule_init(plan, me, n);
-        if (!ftc_allgather_build_plan(alg, plan)) {
-            ftc_schedule_destroy(plan);
-            free(plan);
-            return ftc_fail(MPI_ERR_NO_MEM, "ftc_allgather: out of memory planning %s",
-                            ftc_allgather_algorithm_name(alg));
-        }
-        comm->allgather->plans[alg] = plan;
-        comm->allgather->own_block_alone[alg] = ftc_schedule_sends_own_block_alone(plan);
-    }
-    *out = plan;
-    return MPI_SUCCESS;
-}
-
-/* ---- the call ---------------------------------------------------------- */
-
-/* Puts this rank's block where the plan expects it (slot own_slot). */
-static int place_own_block(const ftc_schedule *plan, const side *send, bool in_place,
-                           const ftc_slots *slots, MPI_Comm comm)
-{
-    char *target = ftc_slot(slots, plan->own_slot);
-    if (in_place)
-        return ftc_typed_copy(ftc_slot(slots, plan->rank), slots->count, slots->type,
-                              slots->contiguous, target, slots->count, slots->type,
-                              slots->contiguous, comm);
-    return ftc_typed_copy(send->buf, send->count, send->type, send->contiguous, target,
-                          slots->count, slots->type, slots->contiguous, comm);
-}
-
-/*
- * Places the own block and runs the plan over the epoch's communicator
- * with the call's tag (no message of another call can match). Where the
- * plan sends the own block only on its own (two-proc, ring), it goes out
- * straight from the send buffer and is placed after the run, as Open MPI
- * does: placing it first puts a copy of the whole block before the first
- * message, on every rank's critical path (at p = 2 and 1 MiB, half again
- * the call's time). *ran: the plan ran (every step, whatever their errors).
- */
-static int gather_blocks(ftc_comm_t comm, long number, const ftc_schedule *plan,
-                         const side *send, bool in_place, ftc_slots *slots,
-                         ftc_allgather_algorithm algorithm, bool *ran)
-{
-    const bool own_block_after = !in_place && comm->allgather->own_block_alone[algorithm];
-    const ftc_own_block own = { plan->own_slot, send->buf, send->count, send->type };
-    slots->own = own_block_after ? &own : NULL;
-    int rc = own_block_after ? MPI_SUCCESS
-                             : place_own_block(plan, send, in_place, slots, comm->comm);
-    ftc_allreduce_injection_point(comm, number, 0, FTC_INJECT_BEFORE_SEND, NULL);
-    if (rc == MPI_SUCCESS) {
-        rc = ftc_schedule_run(plan, slots, ftc_ft_epoch_comm(comm->ft),
-                              ftc_ft_call_tag(comm->ft, number), &comm->exec,
-                              ftc_allgather_algorithm_name(algorithm), ftc_ft_sentinel(comm->ft));
-        *ran = rc != FTC_EXEC_INTERRUPTED;
-    }
-    slots->own = NULL;
-    if (rc == MPI_SUCCESS)   /* every block arrived here; the others may still wait */
-        ftc_allreduce_injection_point(comm, number, 1, FTC_INJECT_BEFORE_SEND, NULL);
-    if (rc == MPI_SUCCESS && own_block_after)
-        rc = place_own_block(plan, send, in_place, slots, comm->comm);
-    return rc;
-}
-
-/* The attempt over the live ranks: every block in the user's buffer, the
- * dead ranks' slots as they were. `send` is in place only where the plan
- * gathers in the user's buffer. */
-static int run_attempt(ftc_comm_t comm, const ftc_allgather_call *a, const ftc_schedule *plan,
-                       const side *send, bool apart, ftc_allgather_algorithm algorithm,
-                       bool *ran)
-{
-    ftc_slots slots;
-    int rc = ftc_allgather_attempt_slots(a, apart, &slots);
-    if (rc == MPI_SUCCESS && ftc_ft_failure_known(comm->ft))
-        rc = FTC_EXEC_INTERRUPTED;
-    if (rc == MPI_SUCCESS)
-        rc = gather_blocks(comm, a->number, plan, send, a->in_place && !apart, &slots, algorithm,
-                           ran);
-    if (rc == MPI_SUCCESS && apart)
-        rc = ftc_allgather_deliver(a, &slots, plan->rotation);
-    return rc;
-}
-
-/* The send side as the attempt sees it: gathering apart from the user's
- * buffer, an in-place block is sent from this rank's slot there. */
-static side attempt_send(const ftc_allgather_call *a, const side *send, const side *recv,
-                         bool apart)
-{
-    if (!a->in_place || !apart)
-        return *send;
-    return (side){ a->send, recv->count, recv->type, &send_names, recv->type_size,
-                   recv->contiguous };
-}
-
-/* The call's description for ft_allgather.c. */
+/* The call's description for the family's run (ft_allgather.h). */
 static ftc_allgather_call describe(ftc_comm_t comm, const side *send, const side *recv,
                                    bool in_place)
 {
@@ -366,64 +254,34 @@ static ftc_allgather_call describe(ftc_comm_t comm, const side *send, const side
     char *recvbuf = (char *)recv->buf;
     const MPI_Aint stride = extent * recv->count;
     ftc_allgather_call a = {
-        .comm = comm, .in_place = in_place,
+        .comm = comm, .name = "ftc_allgather", .scratch = &comm->allgather->scratch,
+        .in_place = in_place,
         .send = in_place ? recvbuf + (MPI_Aint)comm->rank * stride : send->buf,
         .send_count = in_place ? recv->count : send->count,
         .send_type = in_place ? recv->type : send->type,
         .send_contiguous = in_place ? recv->contiguous : send->contiguous,
         .recv = recvbuf, .count = recv->count, .type = recv->type,
-        .contiguous = recv->contiguous, .stride = stride,
-        .block_bytes = (size_t)recv->count * (size_t)recv->type_size,
+        .contiguous = recv->contiguous, .type_size = recv->type_size, .stride = stride,
+        .all_bytes = (size_t)recv->count * (size_t)recv->type_size * (size_t)comm->size,
     };
     return a;
 }
 
-/* A failure stopped the attempt or the confirmation: the survivors end the call. */
-static bool interrupted(int rc)
-{
-    return FTC_ALLGATHER_SURVIVES
-        && (rc == FTC_EXEC_INTERRUPTED || rc == FTC_DETECTED || ftc_ft_is_process_failure(rc));
-}
-
-/*
- * The whole call after the checks. Even an empty block runs the schedule
- * (of empty messages): returning at once would leave waiting any rank that
- * passed a larger block.
- */
+/* The whole call after the checks. */
 static int allgather_checked(ftc_comm_t comm, const side *send, const side *recv,
                              bool in_place)
 {
     ftc_allgather_call a = describe(comm, send, recv, in_place);
     a.number = ftc_ft_begin_call(comm->ft);
     const int n = ftc_ft_live_count(comm->ft), me = ftc_ft_live_index(comm->ft);
-    const ftc_allgather_algorithm executed = choose(comm, n, a.block_bytes);
+    const ftc_allgather_algorithm executed = choose(comm, n, (size_t)recv->count
+                                                                 * (size_t)recv->type_size);
     const ftc_schedule *plan = NULL;
-    int rc = plan_for(comm, executed, me, n, &plan);
+    const int rc = ftc_allgather_plan_for(&comm->allgather->plans, executed, me, n, &plan);
     if (rc != MPI_SUCCESS)
         return rc;
-    const bool apart = ftc_allgather_gathers_apart(&a, plan->rotation);
-    const side attempt = attempt_send(&a, send, recv, apart);
-    /* a rank others wait for in a meeting goes there first */
-    bool plan_ran = false;
-    rc = ftc_ft_owes_meeting(comm->ft)
-        ? FTC_EXEC_INTERRUPTED : run_attempt(comm, &a, plan, &attempt, apart, executed, &plan_ran);
-    const bool holds_every_block = rc == MPI_SUCCESS, confirms = ftc_allgather_confirms(&a);
-    int confirmed = MPI_SUCCESS;
-    /* after an error of its own in the plan (a block of the wrong size), a
-     * rank still takes part, so that the others do not wait for its tokens
-     * (ranks that passed blocks of sizes on both sides of the threshold
-     * decide differently, and those that confirm wait) */
-    if (confirms && plan_ran && !interrupted(rc))
-        confirmed = ftc_allgather_confirm(&a);
-    if (rc == MPI_SUCCESS)
-        rc = confirmed;
-    if (rc == MPI_SUCCESS)
-        return ftc_allgather_complete(&a, confirms);
-    if (interrupted(rc) || interrupted(confirmed)) {
-        const int recovered = ftc_allgather_recover(&a, holds_every_block);
-        return interrupted(rc) ? recovered : rc;
-    }
-    return rc;
+    return ftc_allgather_run(&a, plan, ftc_allgather_algorithm_name(executed),
+                             comm->allgather->plans.own_block_alone[executed]);
 }
 
 int ftc_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,

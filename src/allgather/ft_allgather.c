@@ -1,18 +1,15 @@
 /*
- * ftc_allgather over the live ranks, and its end after a failure (ULFM):
- * the plan allgather.c picked runs while nothing fails, the allreduce
- * engine's recovery when something does, so that every survivor ends alike.
+ * The end of a call of the allgather family (ftc_allgather,
+ * ftc_allgatherv) over the live ranks (ULFM): the plan runs while nothing
+ * fails (attempt.c), the allreduce engine's recovery when something does,
+ * so that every survivor ends alike.
  *
- *   attempt   the plan for the n live ranks over the epoch's communicator
- *             (the live ranks, in order) with the call's tag: into the
- *             user's buffer while every rank of the communicator lives;
- *             once some have died, into a slot per live rank, then each
- *             slot to its owner's place (deliver), the dead ranks' slots
- *             left as they are
+ *   attempt   the plan for the n live ranks (attempt.c)
  *   failure   every wait includes the layer's sentinel: each survivor
  *             stops within milliseconds
  *   recovery  the call becomes the engine's (ftc_allreduce_resume): the p
- *             blocks packed side by side into 8-byte words, zeros where
+ *             blocks packed side by side into 8-byte words (each block
+ *             its own width: an allgatherv's differ), zeros where
  *             not held, op MPI_BOR, holdings {this rank}; a rank that had
  *             completed the call serves what it kept (holdings: every rank
  *             live at the call). The round gives every survivor the union
@@ -51,96 +48,25 @@
 #include "../error.h"
 #include "../ft/ft.h"
 #include "../p2p.h"
-#include "state.h"
-
-/* ---- where the attempt gathers ----------------------------------------------------------- */
-
-bool ftc_allgather_gathers_apart(const ftc_allgather_call *a, int rotation)
-{
-    return rotation != 0 || ftc_ft_live_count(a->comm->ft) < a->comm->size;
-}
-
-int ftc_allgather_attempt_slots(const ftc_allgather_call *a, bool apart, ftc_slots *slots)
-{
-    *slots = (ftc_slots){ .base = a->recv, .stride = a->stride, .count = a->count,
-                          .type = a->type, .contiguous = a->contiguous,
-                          .slot_bytes = a->block_bytes };
-    if (!apart)
-        return MPI_SUCCESS;
-    MPI_Aint lb, extent, true_lb, true_extent;
-    MPI_Type_get_extent(a->type, &lb, &extent);
-    MPI_Type_get_true_extent(a->type, &true_lb, &true_extent);
-    const int n = ftc_ft_live_count(a->comm->ft);
-    /* the bytes the n slots touch, from the first slot's start (extents may
-     * be negative: slots and elements then run downwards) */
-    const MPI_Aint last_slot = (MPI_Aint)(n - 1) * a->stride;
-    const MPI_Aint last_element = a->count > 0 ? (MPI_Aint)(a->count - 1) * extent : 0;
-    const MPI_Aint low = (last_slot < 0 ? last_slot : 0) + (last_element < 0 ? last_element : 0)
-                       + true_lb;
-    const MPI_Aint high = (last_slot > 0 ? last_slot : 0) + (last_element > 0 ? last_element : 0)
-                        + true_lb + true_extent;
-    struct ftc_allgather_state *s = a->comm->allgather;
-    const size_t bytes = a->count > 0 ? (size_t)(high - low) : 0;
-    const int rc = ftc_ensure_capacity(&s->gathered, &s->gathered_capacity, bytes > 0 ? bytes : 1);
-    slots->base = s->gathered - low;
-    return rc;
-}
-
-/* Dense slots: each one's bytes. */
-static void deliver_bytes(const ftc_allgather_call *a, const ftc_slots *gathered, const int *owner,
-                          int n, int rotation)
-{
-    for (int s = 0; s < n; s++)
-        memcpy(a->recv + (MPI_Aint)owner[(s + rotation) % n] * a->stride, ftc_slot(gathered, s),
-               a->block_bytes);
-}
-
-/* Slots with gaps: all of them packed at once, each unpacked at its owner's
- * place, which leaves the gaps of the user's buffer as they were. */
-static int deliver_typed(const ftc_allgather_call *a, const ftc_slots *gathered, const int *owner,
-                         int n, int rotation)
-{
-    ftc_comm_t comm = a->comm;
-    int packed_size = 0;
-    int rc = MPI_Pack_size(n * a->count, a->type, comm->comm, &packed_size);
-    if (rc != MPI_SUCCESS || packed_size < 0)
-        return ftc_fail(rc != MPI_SUCCESS ? rc : MPI_ERR_COUNT, "ftc_allgather: cannot pack the "
-                        "%d gathered blocks to move them to their owners", n);
-    rc = ftc_ensure_capacity(&comm->scratch, &comm->scratch_size,
-                             packed_size > 0 ? (size_t)packed_size : 1);
-    int position = 0;
-    if (rc == MPI_SUCCESS)
-        rc = MPI_Pack(gathered->base, n * a->count, a->type, comm->scratch, packed_size,
-                      &position, comm->comm);
-    int from = 0;
-    for (int s = 0; rc == MPI_SUCCESS && s < n; s++)
-        rc = MPI_Unpack(comm->scratch, position, &from,
-                        a->recv + (MPI_Aint)owner[(s + rotation) % n] * a->stride, a->count,
-                        a->type, comm->comm);
-    return rc == MPI_SUCCESS ? MPI_SUCCESS
-                             : ftc_fail_mpi(rc, "ftc_allgather: moving the blocks failed");
-}
-
-int ftc_allgather_deliver(const ftc_allgather_call *a, const ftc_slots *gathered, int rotation)
-{
-    const int n = ftc_ft_live_count(a->comm->ft);
-    const int *live = ftc_ft_live_ranks(a->comm->ft);
-    if (a->block_bytes == 0)
-        return MPI_SUCCESS;
-    if (a->contiguous) {   /* one layout on both sides: its bytes are exact */
-        deliver_bytes(a, gathered, live, n, rotation);
-        return MPI_SUCCESS;
-    }
-    return deliver_typed(a, gathered, live, n, rotation);
-}
 
 /* ---- the blocks as the engine's recovery sees them: whole 8-byte words -------------------- */
 
 typedef struct {
-    int width;     /* bytes of one packed block: block r at r x width */
-    int words;     /* the p blocks, padded to whole words */
-    bool bytes;    /* a block of the receive type packs as its bytes (packs_as_bytes) */
+    const size_t *at;   /* block r packed at at[r], up to at[r + 1]... */
+    size_t width;       /* ...or, NULL, at r x width (blocks of one size) */
+    int words;          /* the p blocks, padded to whole words */
+    bool bytes;         /* a block of the receive type packs as its bytes (packs_as_bytes) */
 } word_layout;
+
+static size_t packed_at(const word_layout *layout, int rank)
+{
+    return layout->at ? layout->at[rank] : (size_t)rank * layout->width;
+}
+
+static int packed_width(const word_layout *layout, int rank)
+{
+    return (int)(packed_at(layout, rank + 1) - packed_at(layout, rank));
+}
 
 /* A block packs as its bytes: a dense predefined type (a dense derived one
  * may list its elements out of memory order, as MPI_Pack would not). */
@@ -149,56 +75,100 @@ static bool packs_as_bytes(MPI_Datatype type, bool contiguous)
     return contiguous && ftc_type_is_predefined(type);
 }
 
+/* The bytes `count` x the call's type packs into (past 2 GiB: more than
+ * the recovery carries). */
+static int packed_bytes(const ftc_allgather_call *a, int count, bool bytes, long long *out)
+{
+    if (bytes) {
+        *out = (long long)count * a->type_size;
+        return MPI_SUCCESS;
+    }
+    int packed = 0;
+    const int rc = MPI_Pack_size(count, a->type, a->comm->comm, &packed);
+    if (rc != MPI_SUCCESS)
+        return ftc_fail_mpi(rc, "%s: cannot size a packed block", a->name);
+    *out = packed < 0 ? LLONG_MAX / 4 : packed;   /* MPI_Pack_size wraps past 2 GiB */
+    return MPI_SUCCESS;
+}
+
+static int too_large(const ftc_allgather_call *a, long long total)
+{
+    return ftc_fail(MPI_ERR_COUNT, "%s: %d blocks packed come to %lld bytes, more than the 2 GiB "
+                    "that the recovery after a failure can carry", a->name, a->comm->size, total);
+}
+
+/* Blocks of their own sizes: where each starts, into the module's array. */
+static int layout_each(const ftc_allgather_call *a, word_layout *layout)
+{
+    size_t *at = a->scratch->packed_at;
+    long long total = 0;
+    at[0] = 0;
+    for (int r = 0; r < a->comm->size; r++) {
+        long long width = 0;
+        const int rc = packed_bytes(a, a->counts[r], layout->bytes, &width);
+        if (rc != MPI_SUCCESS)
+            return rc;
+        total += width;
+        if (total > FTC_ALLGATHER_MAX_BYTES)
+            return too_large(a, total);
+        at[r + 1] = (size_t)total;
+    }
+    layout->at = at;
+    layout->words = (int)((total + 7) / 8);
+    return MPI_SUCCESS;
+}
+
 static int layout_of(const ftc_allgather_call *a, word_layout *layout)
 {
-    long long width = (long long)a->block_bytes;
-    const bool bytes = packs_as_bytes(a->type, a->contiguous);
-    if (!bytes) {
-        int packed = 0;
-        const int rc = MPI_Pack_size(a->count, a->type, a->comm->comm, &packed);
-        if (rc != MPI_SUCCESS)
-            return ftc_fail_mpi(rc, "ftc_allgather: cannot size a packed block");
-        width = packed < 0 ? LLONG_MAX / 2 : packed;   /* MPI_Pack_size wraps past 2 GiB */
-    }
+    *layout = (word_layout){ NULL, 0, 0, packs_as_bytes(a->type, a->contiguous) };
+    if (a->counts)
+        return layout_each(a, layout);
+    long long width = 0;
+    const int rc = packed_bytes(a, a->count, layout->bytes, &width);
+    if (rc != MPI_SUCCESS)
+        return rc;
     if (width > FTC_ALLGATHER_MAX_BYTES / a->comm->size)
-        return ftc_fail(MPI_ERR_COUNT, "ftc_allgather: %d blocks of %lld bytes exceed the 2 GiB "
-                        "that the recovery after a failure can carry", a->comm->size, width);
-    *layout = (word_layout){ (int)width, (int)((width * a->comm->size + 7) / 8), bytes };
+        return too_large(a, width > LLONG_MAX / a->comm->size ? LLONG_MAX
+                                                              : width * a->comm->size);
+    layout->width = (size_t)width;
+    layout->words = (int)((width * a->comm->size + 7) / 8);
     return MPI_SUCCESS;
 }
 
 static size_t word_bytes(const word_layout *layout) { return (size_t)layout->words * 8; }
 
-/* `count` x `type` at `from`, packed into `to` (`width` bytes); `as_bytes`:
- * the type packs as its bytes (packs_as_bytes). */
+/* `count` x `type` at `from` (`bytes` of payload), packed into `to`
+ * (`width` bytes); `as_bytes`: the type packs as its bytes (packs_as_bytes). */
 static int pack_block(const ftc_allgather_call *a, const void *from, int count, MPI_Datatype type,
-                      bool as_bytes, char *to, int width)
+                      bool as_bytes, size_t bytes, char *to, int width)
 {
     if (as_bytes) {
-        if (a->block_bytes > 0)
-            memcpy(to, from, a->block_bytes);
+        if (bytes > 0)
+            memcpy(to, from, bytes);
         return MPI_SUCCESS;
     }
     int position = 0;
     const int rc = MPI_Pack(from, count, type, to, width, &position, a->comm->comm);
     return rc == MPI_SUCCESS ? MPI_SUCCESS
-                             : ftc_fail_mpi(rc, "ftc_allgather: packing a block failed");
+                             : ftc_fail_mpi(rc, "%s: packing a block failed", a->name);
 }
 
-static int unpack_block(const ftc_allgather_call *a, const char *from,
+static int unpack_block(const ftc_allgather_call *a, const char *words,
                         const word_layout *layout, int rank)
 {
-    char *to = a->recv + (MPI_Aint)rank * a->stride;
+    const char *from = words + packed_at(layout, rank);
+    char *to = ftc_allgather_block_of(a, rank);
     if (layout->bytes) {
-        if (a->block_bytes > 0)
-            memcpy(to, from, a->block_bytes);
+        const size_t bytes = ftc_allgather_bytes_of(a, rank);
+        if (bytes > 0)
+            memcpy(to, from, bytes);
         return MPI_SUCCESS;
     }
     int position = 0;
-    const int rc = MPI_Unpack(from, layout->width, &position, to, a->count, a->type,
-                              a->comm->comm);
+    const int rc = MPI_Unpack(from, packed_width(layout, rank), &position, to,
+                              ftc_allgather_count_of(a, rank), a->type, a->comm->comm);
     return rc == MPI_SUCCESS ? MPI_SUCCESS
-                             : ftc_fail_mpi(rc, "ftc_allgather: unpacking a block failed");
+                             : ftc_fail_mpi(rc, "%s: unpacking a block failed", a->name);
 }
 
 /* The user's slots of the live ranks, packed into `words` (zeros elsewhere). */
@@ -206,20 +176,21 @@ static int pack_live_blocks(const ftc_allgather_call *a, const word_layout *layo
 {
     ftc_comm_t comm = a->comm;
     const int n = ftc_ft_live_count(comm->ft);
-    if (n == comm->size && layout->bytes) {   /* slot r at r x width */
-        const size_t bytes = a->block_bytes * (size_t)n;
-        if (bytes > 0)   /* the buffer may be NULL then */
-            memcpy(words, a->recv, bytes);
-        memset(words + bytes, 0, word_bytes(layout) - bytes);
+    if (n == comm->size && layout->bytes && !a->counts) {   /* slot r at r x width */
+        if (a->all_bytes > 0)   /* the buffer may be NULL then */
+            memcpy(words, a->recv, a->all_bytes);
+        memset(words + a->all_bytes, 0, word_bytes(layout) - a->all_bytes);
         return MPI_SUCCESS;
     }
     memset(words, 0, word_bytes(layout));
     const int *live = ftc_ft_live_ranks(comm->ft);
     int rc = MPI_SUCCESS;
-    for (int i = 0; rc == MPI_SUCCESS && i < n; i++)
-        rc = pack_block(a, a->recv + (MPI_Aint)live[i] * a->stride, a->count, a->type,
-                        layout->bytes, words + (size_t)live[i] * (size_t)layout->width,
-                        layout->width);
+    for (int i = 0; rc == MPI_SUCCESS && i < n; i++) {
+        const int r = live[i];
+        rc = pack_block(a, ftc_allgather_block_of(a, r), ftc_allgather_count_of(a, r), a->type,
+                        layout->bytes, ftc_allgather_bytes_of(a, r), words + packed_at(layout, r),
+                        packed_width(layout, r));
+    }
     return rc;
 }
 
@@ -228,7 +199,7 @@ static int pack_live_blocks(const ftc_allgather_call *a, const word_layout *layo
 bool ftc_allgather_confirms(const ftc_allgather_call *a)
 {
     return ftc_ft_keeps_results(a->comm->ft)
-        && ftc_allreduce_confirms((size_t)a->comm->size * a->block_bytes);
+        && ftc_allreduce_confirms(a->all_bytes);
 }
 
 int ftc_allgather_confirm(const ftc_allgather_call *a)
@@ -256,7 +227,7 @@ int ftc_allgather_confirm(const ftc_allgather_call *a)
         if (rc == FTC_DETECTED || ftc_ft_is_process_failure(rc))
             return FTC_DETECTED;
         if (rc != MPI_SUCCESS)
-            return ftc_fail_mpi(rc, "ftc_allgather: confirming with ranks %d and %d failed",
+            return ftc_fail_mpi(rc, "%s: confirming with ranks %d and %d failed", a->name,
                                 ftc_ft_live_ranks(ft)[from], ftc_ft_live_ranks(ft)[to]);
     }
     return MPI_SUCCESS;
@@ -265,7 +236,7 @@ int ftc_allgather_confirm(const ftc_allgather_call *a)
 int ftc_allgather_complete(const ftc_allgather_call *a, bool confirmed)
 {
     ftc_comm_t comm = a->comm;
-    word_layout layout = { 0, 0, false };   /* sized only when the result is kept */
+    word_layout layout = { NULL, 0, 0, false };   /* sized only when the result is kept */
     int rc = ftc_ft_keeps_results(comm->ft) ? layout_of(a, &layout) : MPI_SUCCESS;
     char *keep_into = NULL;
     if (rc == MPI_SUCCESS)
@@ -284,9 +255,11 @@ int ftc_allgather_complete(const ftc_allgather_call *a, bool confirmed)
 /* This rank's own block, packed into its place in `words`. */
 static int pack_own_block(const ftc_allgather_call *a, const word_layout *layout, char *words)
 {
-    char *to = words + (size_t)a->comm->rank * (size_t)layout->width;
+    const int me = a->comm->rank;
     return pack_block(a, a->send, a->send_count, a->send_type,
-                      packs_as_bytes(a->send_type, a->send_contiguous), to, layout->width);
+                      packs_as_bytes(a->send_type, a->send_contiguous),
+                      ftc_allgather_bytes_of(a, me), words + packed_at(layout, me),
+                      packed_width(layout, me));
 }
 
 int ftc_allgather_recover(const ftc_allgather_call *a, bool holds_every_block)
@@ -315,6 +288,6 @@ int ftc_allgather_recover(const ftc_allgather_call *a, bool holds_every_block)
                                   bytes, held);
     for (int r = 0; rc == MPI_SUCCESS && r < comm->size; r++)
         if (ftc_allreduce_result_includes(comm, r))
-            rc = unpack_block(a, words + (size_t)r * (size_t)layout.width, &layout, r);
+            rc = unpack_block(a, words, &layout, r);
     return rc;
 }

@@ -1,4 +1,8 @@
-/* ftc_allgather over the live ranks, and its end after a failure: see ft_allgather.c. */
+/*
+ * One call of the allgather family (ftc_allgather, ftc_allgatherv) once its
+ * arguments are checked and its algorithm chosen: the attempt over the
+ * live ranks (attempt.c) and its end after a failure (ft_allgather.c).
+ */
 #ifndef FTCOLL_ALLGATHER_FT_ALLGATHER_H
 #define FTCOLL_ALLGATHER_FT_ALLGATHER_H
 
@@ -10,45 +14,95 @@
 
 #include "../buffer.h"
 #include "../comm.h"
+#include "../schedule.h"
+#include "ftcoll.h"
 
 /* The most bytes of blocks a call takes with ULFM: the recovery's messages
  * carry them, packed, with a header, in one int count of bytes. */
 enum { FTC_ALLGATHER_MAX_BYTES = INT_MAX - (1 << 16) };
 
+/* Memory a module of the family keeps from call to call. */
+typedef struct {
+    /* where a plan gathers apart from the user's buffer (ranks have died,
+     * or it works in a rotated buffer): one slot per live rank, before the
+     * blocks move to their owners' slots */
+    char *gathered;
+    size_t gathered_capacity;
+    /* an allgatherv's: each block's place in the user's buffer (bytes); its
+     * slots' counts and places gathering apart; the slots' elements before
+     * each and the last slot of each one's run end to end (ftc_slots); where
+     * each block starts packed for the recovery. p + 1 entries each. */
+    MPI_Aint *block_offsets;
+    int *slot_counts;
+    MPI_Aint *slot_offsets;
+    long long *elements_before;
+    int *run_last;
+    size_t *packed_at;
+    int capacity;   /* p: the arrays' entries less one */
+} ftc_allgather_scratch;
+
+/* The arrays with room for p blocks. */
+int ftc_allgather_scratch_reserve(ftc_allgather_scratch *s, int p);
+void ftc_allgather_scratch_free(ftc_allgather_scratch *s);
+
+/* Each algorithm's plan, built on first use for the live ranks of the
+ * epoch it was built in (a death makes it stale: rebuilt for the
+ * survivors). */
+typedef struct {
+    ftc_schedule *plans[FTC_ALLGATHER_ALGORITHM_COUNT];
+    bool own_block_alone[FTC_ALLGATHER_ALGORITHM_COUNT];  /* of each plan, found with it */
+} ftc_allgather_plans;
+
+/* The plan of `algorithm` for live rank `me` of n. */
+int ftc_allgather_plan_for(ftc_allgather_plans *cache, ftc_allgather_algorithm algorithm, int me,
+                           int n, const ftc_schedule **out);
+void ftc_allgather_plans_free(ftc_allgather_plans *cache);
+
 /* One call, its arguments checked. */
 typedef struct {
     ftc_comm_t comm;
+    const char *name;         /* "ftc_allgather" or "ftc_allgatherv", for messages */
+    ftc_allgather_scratch *scratch;   /* the calling module's */
     long number;              /* the call's number in the engine's numbering */
     bool in_place;
     const void *send;         /* this rank's block (the send side, or its own slot) */
     int send_count;
     MPI_Datatype send_type;
     bool send_contiguous;
-    char *recv;               /* the user's buffer: slot r at recv + r x stride */
-    int count;
+    char *recv;               /* the user's buffer */
+    int count;                /* ftc_allgather: the elements of every block */
     MPI_Datatype type;
-    bool contiguous;
-    MPI_Aint stride;          /* extent x count */
-    size_t block_bytes;       /* count x size of type: what one block carries */
+    bool contiguous;          /* `type` is dense */
+    int type_size;
+    MPI_Aint stride;          /* ftc_allgather: block r at recv + r x stride (extent x count) */
+    const int *counts;        /* ftc_allgatherv: block r holds counts[r] elements... */
+    const MPI_Aint *offsets;  /* ...at recv + offsets[r] (NULL, both, for ftc_allgather) */
+    size_t all_bytes;         /* the p blocks' payload */
 } ftc_allgather_call;
 
+static inline int ftc_allgather_count_of(const ftc_allgather_call *a, int rank)
+{
+    return a->counts ? a->counts[rank] : a->count;
+}
+
+static inline char *ftc_allgather_block_of(const ftc_allgather_call *a, int rank)
+{
+    return a->recv + (a->offsets ? a->offsets[rank] : (MPI_Aint)rank * a->stride);
+}
+
+static inline size_t ftc_allgather_bytes_of(const ftc_allgather_call *a, int rank)
+{
+    return (size_t)ftc_allgather_count_of(a, rank) * (size_t)a->type_size;
+}
+
 /*
- * Whether the plan gathers apart from the user's buffer: once ranks have
- * died (the user's slots are the communicator's ranks, the plan's the live
- * ones), or when it works in a buffer rotated by `rotation` (Bruck), which
- * would put other ranks' blocks in a dead rank's slot. Then the user's
- * buffer is written only once every block arrived, and only in the live
- * ranks' slots.
+ * The whole call over the live ranks (attempt.c): the plan (`algorithm`,
+ * named for messages) runs, into the user's buffer or apart from it; then
+ * the confirmation or the copy kept for late ranks, or, after a failure,
+ * the recovery: every survivor ends alike.
  */
-bool ftc_allgather_gathers_apart(const ftc_allgather_call *a, int rotation);
-
-/* Where the attempt gathers: the user's buffer, or, gathering apart, one
- * slot per live rank in a buffer of the communicator's. */
-int ftc_allgather_attempt_slots(const ftc_allgather_call *a, bool apart, ftc_slots *slots);
-
-/* Gathered apart: slot s (the block of live rank (s + rotation) mod n) to
- * that rank's slot in the user's buffer. */
-int ftc_allgather_deliver(const ftc_allgather_call *a, const ftc_slots *gathered, int rotation);
+int ftc_allgather_run(ftc_allgather_call *a, const ftc_schedule *plan, const char *algorithm,
+                      bool own_block_alone);
 
 /* FTCOLL_INJECT's step of the confirmation's first exchange (0: entering
  * the call, 1: every block arrived). */

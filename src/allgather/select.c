@@ -1,6 +1,6 @@
 /*
- * Allgather selection: Open MPI's fixed decision rules (coll_tuned
- * allgather_intra_dec_fixed, 5.0), written as a table.
+ * Allgather and allgatherv selection: Open MPI's fixed decision rules
+ * (coll_tuned allgather(v)_intra_dec_fixed, 5.0), written as tables.
  *
  * A row covers communicators of fewer than `below_procs` processes; in it
  * the first column whose `below_bytes` exceeds the block bytes (what one rank
@@ -49,4 +49,37 @@ ftc_allgather_algorithm ftc_allgather_decide(int p, size_t block_bytes)
 {
     return (ftc_allgather_algorithm)ftc_decision_look_up(
         decision_table, sizeof(decision_table) / sizeof(decision_table[0]), p, block_bytes, RDBL);
+}
+
+/* The allgatherv's rules look at one rank's share of the blocks: their
+ * total over p (with MPI_IN_PLACE Open MPI sizes by the receive type, as
+ * we do). */
+#define V_LINEAR FTC_ALLGATHERV_LINEAR
+#define V_BRUCK FTC_ALLGATHERV_BRUCK
+#define V_RING FTC_ALLGATHERV_RING
+#define V_NEIGH FTC_ALLGATHERV_NEIGHBOR_EXCHANGE
+#define V_TWO FTC_ALLGATHERV_TWO_PROC
+
+static const ftc_decision_row v_decision_table[] = {
+    {    2, {{ELSE, V_RING}} },                                      /* p = 1: nothing to move */
+    {    3, {{2048, V_RING}, {4096, V_TWO}, {8192, V_RING}, {ELSE, V_TWO}} },     /* p = 2 */
+    {    8, {{256, V_LINEAR}, {4096, V_NEIGH}, {8192, V_RING}, {16384, V_NEIGH},
+             {262144, V_BRUCK}, {ELSE, V_NEIGH}} },
+    {   16, {{1024, V_LINEAR}, {ELSE, V_BRUCK}} },
+    {   32, {{128, V_LINEAR}, {262144, V_BRUCK}, {ELSE, V_RING}} },
+    {   64, {{256, V_LINEAR}, {8192, V_BRUCK}, {ELSE, V_RING}} },
+    {  128, {{256, V_LINEAR}, {4096, V_BRUCK}, {ELSE, V_RING}} },
+    {  256, {{1024, V_BRUCK}, {65536, V_NEIGH}, {ELSE, V_RING}} },
+    {  512, {{1024, V_BRUCK}, {ELSE, V_RING}} },
+    { 1024, {{512, V_BRUCK}, {1024, V_LINEAR}, {4096, V_BRUCK}, {1048576, V_NEIGH},
+             {ELSE, V_RING}} },
+    { LONG_MAX, {{4096, V_BRUCK}, {ELSE, V_NEIGH}} },
+};
+
+ftc_allgatherv_algorithm ftc_allgatherv_decide(int p, size_t total_bytes)
+{
+    const size_t share = p > 0 ? total_bytes / (size_t)p : total_bytes;
+    return (ftc_allgatherv_algorithm)ftc_decision_look_up(
+        v_decision_table, sizeof(v_decision_table) / sizeof(v_decision_table[0]), p, share,
+        V_RING);
 }

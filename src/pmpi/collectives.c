@@ -8,7 +8,7 @@
  *                  to the program's error handler, as MPI's would
  *
  * After a process failure (ULFM) every one goes on over the survivors
- * inside ftcoll: MPI_Allgather fills the blocks ftcoll reports valid (every
+ * inside ftcoll: MPI_Allgather(v) fills the blocks ftcoll reports valid (every
  * survivor's), leaving those of dead ranks as they were.
  */
 #include <stdio.h>
@@ -192,7 +192,7 @@ int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype da
     return finish(lc, comm, "MPI_Allreduce", rc, rc == FTC_ERR_STOPPED);
 }
 
-/* ---- MPI_Allgather ------------------------------------------------------- */
+/* ---- MPI_Allgather and MPI_Allgatherv ------------------------------------ */
 
 int MPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                   int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
@@ -212,6 +212,28 @@ int MPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
     layer_depth--;
     lc->stats.routed[LAYER_ALLGATHER]++;
     return finish(lc, comm, "MPI_Allgather", rc, rc == FTC_ERR_STOPPED);
+}
+
+int MPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                   const int recvcounts[], const int displs[], MPI_Datatype recvtype,
+                   MPI_Comm comm)
+{
+    layer_comm *lc = routed(comm, LAYER_ALLGATHERV);
+    if (!lc)
+        return PMPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
+                               recvtype, comm);
+    layer_depth++;
+    const int rc = ftc_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
+                                  recvtype, lc->ftc);
+    ftc_allgatherv_choice choice;
+    if (rc == MPI_SUCCESS) {
+        layer_note_ft_call(lc);
+        if (ftc_allgatherv_last_choice(lc->ftc, &choice) == MPI_SUCCESS)
+            lc->stats.allgatherv_runs[choice.executed]++;
+    }
+    layer_depth--;
+    lc->stats.routed[LAYER_ALLGATHERV]++;
+    return finish(lc, comm, "MPI_Allgatherv", rc, rc == FTC_ERR_STOPPED);
 }
 
 /* ---- MPI_Bcast and MPI_Barrier ----------------------------------------- */

@@ -3,7 +3,8 @@
  * and its own settings:
  *
  *   FTCOLL_NATIVE="bcast,barrier"  collectives left to MPI (default: none;
- *                                  allreduce, allgather, bcast, barrier)
+ *                                  allreduce, allgather, allgatherv,
+ *                                  bcast, barrier)
  *   FTCOLL_REPORT=DIR              write this process's summary there at exit
  *
  * The FTCOLL_* settings of ftcoll itself (FTCOLL_GUARD, ...) are read when
@@ -26,7 +27,8 @@ _Thread_local int layer_depth;
 
 const char *layer_kind_name(layer_kind kind)
 {
-    static const char *const names[LAYER_KINDS] = { "allreduce", "allgather", "bcast", "barrier" };
+    static const char *const names[LAYER_KINDS] = { "allreduce", "allgather", "bcast", "barrier",
+                                                    "allgatherv" };
     return names[kind];
 }
 
@@ -45,7 +47,7 @@ bool layer_parse_native(const char *text, bool native[LAYER_KINDS], char *why, s
             k++;
         if (k == LAYER_KINDS) {
             snprintf(why, why_size, "unknown collective \"%.*s\" (expected a comma-separated "
-                     "list of allreduce, allgather, bcast, barrier)", (int)len, at);
+                     "list of allreduce, allgather, allgatherv, bcast, barrier)", (int)len, at);
             return false;
         }
         native[k] = true;

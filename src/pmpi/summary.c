@@ -32,6 +32,8 @@ void layer_summary_add(const layer_stats *s)
         total.routed[k] += s->routed[k];
     for (int a = 0; a < FTC_ALLGATHER_ALGORITHM_COUNT; a++)
         total.allgather_runs[a] += s->allgather_runs[a];
+    for (int a = 0; a < FTC_ALLGATHERV_ALGORITHM_COUNT; a++)
+        total.allgatherv_runs[a] += s->allgatherv_runs[a];
     total.recovery_rounds += s->recovery_rounds;
     total.checkins += s->checkins;
     total.stops += s->stops;
@@ -93,6 +95,11 @@ void layer_summary_write(int status)
             fprintf(f, "allgather.%s=%ld\n",
                     ftc_allgather_algorithm_name((ftc_allgather_algorithm)a),
                     total.allgather_runs[a]);
+    for (int a = 0; a < FTC_ALLGATHERV_ALGORITHM_COUNT; a++)
+        if (total.allgatherv_runs[a])
+            fprintf(f, "allgatherv.%s=%ld\n",
+                    ftc_allgatherv_algorithm_name((ftc_allgatherv_algorithm)a),
+                    total.allgatherv_runs[a]);
     fprintf(f, "recovery_rounds=%ld\ncheckins=%ld\nstops=%ld\nwarnings=%ld\n",
             total.recovery_rounds, total.checkins, total.stops, total.warnings);
     if (total.tree_calls)

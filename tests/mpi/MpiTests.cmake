@@ -104,6 +104,7 @@ endfunction()
 
 # The success lines the programs print on rank 0.
 set(FTCOLL_ALLGATHER_OK "allgather p=[0-9]+: [0-9]+ cases, all elements checked")
+set(FTCOLL_ALLGATHERV_OK "allgatherv p=[0-9]+: [0-9]+ cases, all elements checked")
 set(FTCOLL_ALLREDUCE_OK "allreduce p=[0-9]+: [0-9]+ cases, all elements checked")
 set(FTCOLL_BCAST_OK "bcast p=[0-9]+: [0-9]+ cases, all elements checked")
 set(FTCOLL_ERRORS_OK "errors p=[0-9]+: all checks passed")
@@ -279,11 +280,17 @@ endfunction()
 # the test programs built against <library>, and their tests, named and
 # labelled <label>.
 function(ftcoll_mpi_suite label library large_max_procs procs_var)
-  foreach(program test_allgather test_errors test_env test_allreduce test_bcast test_guard)
+  foreach(program test_allgather test_allgatherv test_errors test_env test_allreduce test_bcast
+                  test_guard)
     ftcoll_mpi_program(${label}_${program} ${program}.c ${library} ${ARGN})
   endforeach()
   ftcoll_per_procs_tests(allgather "${FTCOLL_ALLGATHER_OK}" ${label} ${label}_test_allgather
                          ${label} ${large_max_procs} ${${procs_var}})
+  foreach(procs IN LISTS ${procs_var})
+    ftcoll_procs_suffix(${procs} suffix)
+    ftcoll_mpi_test(${label}.allgatherv.${suffix} ${procs} ${label}_test_allgatherv
+                    LABEL ${label} EXPECT "${FTCOLL_ALLGATHERV_OK}")
+  endforeach()
   ftcoll_allreduce_tests(${label} ${label}_test_allreduce ${label} ${large_max_procs}
                          ${${procs_var}})
   ftcoll_per_procs_tests(bcast "${FTCOLL_BCAST_OK}" ${label} ${label}_test_bcast
@@ -356,6 +363,9 @@ if(FTCOLL_SANITIZERS)
     ftcoll_mpi_program(asan_test_allgather_kill test_allgather_kill.c ftcoll_asan SANITIZED)
     ftcoll_kill_table(asan.allgather_kill_table asan asan_test_allgather_kill
                       allgather_kill_scenarios.txt ENV ${FTCOLL_ASAN_ENV})
+    ftcoll_kill_table(asan.allgatherv_kill_table asan asan_test_allgather_kill
+                      allgatherv_kill_scenarios.txt ENV ${FTCOLL_ASAN_ENV}
+                      FTCOLL_TEST_ALLGATHERV=1)
   endif()
 endif()
 
@@ -400,6 +410,8 @@ if(FTCOLL_HAVE_ULFM)
   ftcoll_mpi_program(mpi_test_allgather_kill test_allgather_kill.c ftcoll_static)
   ftcoll_kill_table(mpi.allgather_kill_table mpi mpi_test_allgather_kill
                     allgather_kill_scenarios.txt)
+  ftcoll_kill_table(mpi.allgatherv_kill_table mpi mpi_test_allgather_kill
+                    allgatherv_kill_scenarios.txt ENV FTCOLL_TEST_ALLGATHERV=1)
   # Whether large broadcasts confirm: counted from the ranks and processors
   # of each node (either answer, whatever host runs the test), or as
   # FTCOLL_BCAST_CONFIRM says; rank 0 says which at FTCOLL_VERBOSE=1.

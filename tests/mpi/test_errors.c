@@ -9,6 +9,7 @@
  *
  * Exit status 0 when every check passed on every rank.
  */
+#include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
@@ -467,6 +468,68 @@ static int check_fault_tolerance_api(ftc_comm_t comm, int p)
 
 /* ---- main ------------------------------------------------------------------------ */
 
+/* ---- ftc_allgatherv arguments ------------------------------------------------ */
+
+/* Local errors every rank makes alike: each a clear class and message. */
+static int check_allgatherv_arguments(ftc_comm_t comm, int rank, int p)
+{
+    int counts[64], displs[64], send[4] = { 0 }, recv[4 * 64];
+    for (int r = 0; r < p; r++) {
+        counts[r] = 2;
+        displs[r] = 2 * r;
+    }
+    int f = expect_error("ftc_allgatherv with NULL recvcounts",
+                         ftc_allgatherv(send, 2, MPI_INT, recv, NULL, displs, MPI_INT, comm),
+                         MPI_ERR_ARG, "recvcounts");
+    f += expect_error("ftc_allgatherv with NULL displs",
+                      ftc_allgatherv(send, 2, MPI_INT, recv, counts, NULL, MPI_INT, comm),
+                      MPI_ERR_ARG, "displs");
+    counts[p - 1] = -1;
+    f += expect_error("ftc_allgatherv with a negative count",
+                      ftc_allgatherv(send, rank == p - 1 ? -1 : 2, MPI_INT, recv, counts, displs,
+                                     MPI_INT, comm), MPI_ERR_COUNT, "recvcounts");
+    counts[p - 1] = 2;
+    f += expect_error("ftc_allgatherv, send bytes unlike this rank's count",
+                      ftc_allgatherv(send, 3, MPI_INT, recv, counts, displs, MPI_INT, comm),
+                      MPI_ERR_ARG, "recvcounts");
+    f += expect_error("ftc_allgatherv with a NULL receive type",
+                      ftc_allgatherv(send, 2, MPI_INT, recv, counts, displs, MPI_DATATYPE_NULL,
+                                     comm), MPI_ERR_TYPE, NULL);
+    f += expect_error("ftc_allgatherv into a NULL buffer",
+                      ftc_allgatherv(send, 2, MPI_INT, NULL, counts, displs, MPI_INT, comm),
+                      MPI_ERR_BUFFER, NULL);
+    f += expect_error("ftc_allgatherv on a NULL ftc_comm_t",
+                      ftc_allgatherv(send, 2, MPI_INT, recv, counts, displs, MPI_INT, NULL),
+                      MPI_ERR_COMM, NULL);
+    if (p > 1) {   /* counts that sum past INT_MAX, each one valid */
+        int large[64];
+        for (int r = 0; r < p; r++)
+            large[r] = INT_MAX / 2 + 1;
+        f += expect_error("ftc_allgatherv, counts past INT_MAX",
+                          ftc_allgatherv(MPI_IN_PLACE, 0, MPI_INT, recv, large, displs, MPI_INT,
+                                         comm), MPI_ERR_COUNT, "INT_MAX");
+    }
+    ftc_allgatherv_algorithm alg;
+    f += expect_error("ftc_allgatherv_algorithm_parse(\"recursive_doubling\")",
+                      ftc_allgatherv_algorithm_parse("recursive_doubling", &alg), MPI_ERR_ARG,
+                      "sparbit (6)");
+    f += expect_error("ftc_allgatherv_set_algorithm(7)",
+                      ftc_allgatherv_set_algorithm(comm, (ftc_allgatherv_algorithm)7),
+                      MPI_ERR_ARG, NULL);
+    ftc_allgatherv_choice choice;
+    f += expect_error("ftc_allgatherv_last_choice on NULL",
+                      ftc_allgatherv_last_choice(NULL, &choice), MPI_ERR_COMM, NULL);
+    /* and a good call still works after them all */
+    for (int i = 0; i < 2; i++)
+        send[i] = rank * 10 + i;
+    f += expect_success("ftc_allgatherv after the errors",
+                        ftc_allgatherv(send, 2, MPI_INT, recv, counts, displs, MPI_INT, comm));
+    for (int r = 0; r < p; r++)
+        for (int i = 0; i < 2; i++)
+            f += expect_true("ftc_allgatherv's blocks", recv[2 * r + i] == r * 10 + i);
+    return f;
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -499,6 +562,7 @@ int main(int argc, char **argv)
     f += check_set_algorithm(comm);
     f += check_uncommitted_type(comm);
     f += check_cross_rank_count_mismatch(comm, my_rank, p);
+    f += check_allgatherv_arguments(comm, my_rank, p);
     f += check_fault_tolerance_api(comm, p);
     f += expect_success("ftc_comm_free", ftc_comm_free(&comm));
     f += expect_true("ftc_comm_free sets the handle to NULL", comm == NULL);

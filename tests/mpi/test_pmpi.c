@@ -7,6 +7,8 @@
  *     pair type, count 0, a non-commutative user op (left to MPI: the
  *     result is the product in rank order), MPI_COMM_SELF
  *   - MPI_Allgather: in place, a strided receive type, a derived send type
+ *   - MPI_Allgatherv: counts with zeros, blocks in reverse order with gaps,
+ *     in place
  *   - MPI_Bcast: from every root, a strided type, count 0
  *   - sub-communicators made and freed in a loop; an intercommunicator
  *   - errors with MPI_ERRORS_RETURN: the same class MPI gives
@@ -149,6 +151,43 @@ static void check_allgather(MPI_Comm comm)
     free(all);
 }
 
+/* Rank r's block: r + 1 ints, none for r = 1 mod 3, in reverse rank order
+ * with a gap of two ints before each block. */
+static void check_allgatherv(MPI_Comm comm)
+{
+    int me, p;
+    MPI_Comm_rank(comm, &me);
+    MPI_Comm_size(comm, &p);
+    int *counts = malloc(sizeof(int) * (size_t)p), *displs = malloc(sizeof(int) * (size_t)p);
+    int at = 0;
+    for (int r = p - 1; r >= 0; r--) {
+        counts[r] = r % 3 == 1 ? 0 : r + 1;
+        displs[r] = at + 2;
+        at += 2 + counts[r];
+    }
+    int *all = malloc(sizeof(int) * (size_t)(at + 1)), mine[64];
+    for (int i = 0; i < counts[me]; i++)
+        mine[i] = me * 100 + i;
+    for (int in_place = 0; in_place < 2; in_place++) {
+        for (int i = 0; i < at; i++)
+            all[i] = -7;
+        if (in_place)
+            memcpy(all + displs[me], mine, sizeof(int) * (size_t)counts[me]);
+        MPI_Allgatherv(in_place ? MPI_IN_PLACE : mine, counts[me], MPI_INT, all, counts, displs,
+                       MPI_INT, comm);
+        for (int r = 0; r < p; r++) {
+            for (int i = -2; i < counts[r]; i++) {
+                const int want = i < 0 ? -7 : r * 100 + i;
+                expect(all[displs[r] + i] == want, in_place ? "allgatherv in place" : "allgatherv",
+                       all[displs[r] + i], want);
+            }
+        }
+    }
+    free(all);
+    free(counts);
+    free(displs);
+}
+
 /* ---- bcast -------------------------------------------------------------- */
 
 static void check_bcast(MPI_Comm comm)
@@ -189,6 +228,7 @@ static void check_communicators(void)
         MPI_Comm_split(MPI_COMM_WORLD, rank % 2, -rank, &half);   /* reversed order */
         check_allreduce(half, "allreduce on a split");
         check_allgather(half);
+        check_allgatherv(half);
         MPI_Comm_dup(half, &copy);
         check_bcast(copy);
         MPI_Barrier(copy);
@@ -248,6 +288,7 @@ int main(int argc, char **argv)
         pass_bad_argument(atoi(argv[2]));
     check_allreduce(MPI_COMM_WORLD, "allreduce");
     check_allgather(MPI_COMM_WORLD);
+    check_allgatherv(MPI_COMM_WORLD);
     check_bcast(MPI_COMM_WORLD);
     MPI_Barrier(MPI_COMM_WORLD);
     check_communicators();

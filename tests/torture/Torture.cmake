@@ -1,7 +1,7 @@
 # External-kill torture (ULFM only; tests/torture/README.md). Included from
 # tests/CMakeLists.txt.
 #
-#   torture_api    ftc_allreduce (or ftc_bcast, ftc_allgather) through ftcoll's
+#   torture_api    ftc_allreduce (or ftc_bcast, ftc_allgather(v)) through ftcoll's
 #                  API, every element checked
 #   torture_pmpi   a plain MPI program, for ftcrun (the PMPI layer)
 #   torture.py     the driver: SIGKILLs ranks by pid from outside at random
@@ -10,7 +10,8 @@
 #
 # torture.bounded (label torture) runs FTCOLL_TORTURE_JOBS jobs over p = 2..16
 # (about 2 s a job on two cores when nothing hangs; a hang costs the job's
-# time limit), torture.allgather a third as many of back-to-back allgathers.
+# time limit), torture.allgather and torture.allgatherv a third as many
+# each of back-to-back allgathers and allgathervs.
 # `make torture TORTURE_JOBS=1000` runs a long one.
 if(NOT FTCOLL_HAVE_ULFM)
   return()
@@ -45,9 +46,15 @@ add_test(NAME torture.allgather
           --time-limit ${FTCOLL_TORTURE_TIME_LIMIT} --build ${PROJECT_BINARY_DIR}
           --mpi-prefix ${FTCOLL_MPI_PREFIX_DIR}
           --keep-logs ${CMAKE_CURRENT_BINARY_DIR}/torture-logs-allgather)
+add_test(NAME torture.allgatherv
+  COMMAND ${torture_dir}/torture.py --jobs ${torture_allgather_jobs}
+          --seed ${FTCOLL_TORTURE_SEED} --collective allgatherv
+          --time-limit ${FTCOLL_TORTURE_TIME_LIMIT} --build ${PROJECT_BINARY_DIR}
+          --mpi-prefix ${FTCOLL_MPI_PREFIX_DIR}
+          --keep-logs ${CMAKE_CURRENT_BINARY_DIR}/torture-logs-allgatherv)
 # Every job oversubscribes both cores and runs against a time limit, and
 # the calibration times failure-free runs: nothing else runs beside it.
-set_tests_properties(torture.bounded torture.allgather PROPERTIES
+set_tests_properties(torture.bounded torture.allgather torture.allgatherv PROPERTIES
   LABELS torture
   TIMEOUT 900
   RUN_SERIAL ON

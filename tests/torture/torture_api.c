@@ -21,10 +21,13 @@
  * With --collective allgather every call is an ftc_allgather of 1 .. 4096
  * ints per block, every other one in place: every block of the call's S
  * (the valid blocks, reported) checked, and the block of every rank known
- * dead before the call untouched.
+ * dead before the call untouched. With --collective allgatherv the same
+ * calls are ftc_allgatherv's: rank r's block shorter by r mod 4 ints, and
+ * empty for r = 1 mod 3 on every third call, the blocks in reverse rank
+ * order, each in a region of the longest block's length.
  *
  * Usage: torture_api CALLS [--length N] [--after none|allgather|survivors|both]
- *                    [--collective allreduce|bcast|allgather]
+ *                    [--collective allreduce|bcast|allgather|allgatherv]
  * Environment: TORTURE_PIDS, TORTURE_STARTED, TORTURE_PROGRESS (the pids,
  * the start of the calls and each rank's call number, for the driver: see
  * torture_launch.h).
@@ -37,6 +40,7 @@
  */
 #define _POSIX_C_SOURCE 200809L /* sigaction, alarm, _exit */
 #include <signal.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -73,7 +77,7 @@ typedef enum {
 
 typedef enum { AFTER_NONE, AFTER_ALLGATHER, AFTER_SURVIVORS, AFTER_BOTH } after_loop;
 
-typedef enum { LOOP_ALLREDUCE, LOOP_BCAST, LOOP_ALLGATHER } loop_collective;
+typedef enum { LOOP_ALLREDUCE, LOOP_BCAST, LOOP_ALLGATHER, LOOP_ALLGATHERV } loop_collective;
 
 typedef struct {
     int calls;
@@ -502,50 +506,86 @@ static uint64_t known_dead(ftc_comm_t comm, const run_state *st)
     return ~alive & (st->p == 64 ? ~0ULL : ((1ULL << st->p) - 1));
 }
 
-/* Every block of S exact, every block of a rank dead before the call
- * untouched; returns the wrong blocks. */
-static int check_blocks(const run_state *st, int call, int n, uint64_t s, uint64_t dead_before,
-                        const int *all)
+/* The blocks of one call: block r holds counts[r] ints in region
+ * regions[r] of n ints (an allgather: n ints in region r). */
+typedef struct {
+    int n;
+    int counts[MAX_RANKS], regions[MAX_RANKS];
+} block_layout;
+
+static block_layout layout_of(const run_state *st, int call, int n, bool as_v)
+{
+    block_layout b = { .n = n };
+    for (int r = 0; r < st->p; r++) {
+        const int shorter = n - r % 4;
+        b.counts[r] = !as_v ? n : r % 3 == 1 && call % 3 == 0 ? 0 : shorter > 0 ? shorter : 0;
+        b.regions[r] = as_v ? st->p - 1 - r : r;
+    }
+    return b;
+}
+
+static int *region(const block_layout *b, int *all, int r)
+{
+    return all + (size_t)b->regions[r] * (size_t)b->n;
+}
+
+/* Every block of S exact (the rest of its region untouched), every region
+ * of a rank dead before the call untouched; returns the wrong blocks. */
+static int check_blocks(const run_state *st, int call, const block_layout *b, uint64_t s,
+                        uint64_t dead_before, int *all)
 {
     int bad = 0;
     for (int r = 0; r < st->p; r++) {
         if (!in_set(s, r) && !in_set(dead_before, r))
             continue;   /* died during the call: its block is undefined */
-        for (int i = 0; i < n; i++) {
-            const int want = in_set(s, r) ? input_int(r, call, i) : UNTOUCHED;
-            if (all[(size_t)r * (size_t)n + (size_t)i] == want)
+        const int *got = region(b, all, r);
+        for (int i = 0; i < b->n; i++) {
+            const int want = in_set(s, r) && i < b->counts[r] ? input_int(r, call, i) : UNTOUCHED;
+            if (got[i] == want)
                 continue;
             if (bad++ < MAX_REPORTED)
-                fprintf(stderr, "MISMATCH rank %d call %d: ftc_allgather block %d of %d ints, "
-                        "int %d: got %d, expected %d (S=%#llx)\n", st->rank, call, r, n, i,
-                        all[(size_t)r * (size_t)n + (size_t)i], want, (unsigned long long)s);
+                fprintf(stderr, "MISMATCH rank %d call %d: block %d of %d ints, int %d: got %d, "
+                        "expected %d (S=%#llx)\n", st->rank, call, r, b->counts[r], i, got[i],
+                        want, (unsigned long long)s);
             break;
         }
     }
     return bad;
 }
 
+static int gather(const void *send, int *all, const block_layout *b, ftc_comm_t comm, int rank,
+                  int p, bool as_v)
+{
+    if (!as_v)
+        return ftc_allgather(send, b->n, MPI_INT, all, b->n, MPI_INT, comm);
+    int displs[MAX_RANKS];
+    for (int r = 0; r < p; r++)
+        displs[r] = b->regions[r] * b->n;
+    return ftc_allgatherv(send, b->counts[rank], MPI_INT, all, b->counts, displs, MPI_INT, comm);
+}
+
 static int torture_allgather_loop_call(ftc_comm_t comm, run_state *st, const options *opt,
                                        int call, int *mine, int *all)
 {
+    const bool as_v = opt->collective == LOOP_ALLGATHERV;
     const int n = opt->fixed_length ? opt->fixed_length : allgather_loop_length(call);
+    const block_layout b = layout_of(st, call, n, as_v);
     const int in_place = call % 2 == 0;
     for (size_t i = 0; i < (size_t)n * (size_t)st->p; i++)
         all[i] = UNTOUCHED;
-    int *own = in_place ? all + (size_t)st->rank * (size_t)n : mine;
-    for (int i = 0; i < n; i++)
+    int *own = in_place ? region(&b, all, st->rank) : mine;
+    for (int i = 0; i < b.counts[st->rank]; i++)
         own[i] = input_int(st->rank, call, i);
     const uint64_t dead_before = known_dead(comm, st);
-    const int rc = ftc_allgather(in_place ? MPI_IN_PLACE : mine, n, MPI_INT, all, n, MPI_INT,
-                                 comm);
+    const int rc = gather(in_place ? MPI_IN_PLACE : mine, all, &b, comm, st->rank, st->p, as_v);
     uint64_t s;
-    if (call_reported(comm, st, call, "ftc_allgather", rc, &s) != 0)
+    if (call_reported(comm, st, call, as_v ? "ftc_allgatherv" : "ftc_allgather", rc, &s) != 0)
         return 1;
-    record_call(st, call, s, check_blocks(st, call, n, s, dead_before, all));
+    record_call(st, call, s, check_blocks(st, call, &b, s, dead_before, all));
     for (int r = 0; r < st->p; r++)
         if (in_set(s, r))
-            st->digest = torture_digest_add(st->digest, all + (size_t)r * (size_t)n,
-                                            (size_t)n * sizeof(int));
+            st->digest = torture_digest_add(st->digest, region(&b, all, r),
+                                            (size_t)b.counts[r] * sizeof(int));
     return 0;
 }
 
@@ -664,6 +704,8 @@ static int parse_options(int argc, char **argv, options *opt)
                 opt->collective = LOOP_BCAST;
             else if (strcmp(c, "allgather") == 0)
                 opt->collective = LOOP_ALLGATHER;
+            else if (strcmp(c, "allgatherv") == 0)
+                opt->collective = LOOP_ALLGATHERV;
             else
                 return 1;
         } else {
@@ -671,7 +713,8 @@ static int parse_options(int argc, char **argv, options *opt)
         }
     }
     const int longest = opt->collective == LOOP_BCAST ? BCAST_LOOP_MAX_LENGTH
-                      : opt->collective == LOOP_ALLGATHER ? ALLGATHER_MAX_LENGTH : MAX_LENGTH;
+                      : opt->collective == LOOP_ALLGATHER || opt->collective == LOOP_ALLGATHERV
+                      ? ALLGATHER_MAX_LENGTH : MAX_LENGTH;
     return opt->calls < 1 || opt->fixed_length < 0 || opt->fixed_length > longest;
 }
 
@@ -685,7 +728,7 @@ int main(int argc, char **argv)
     if (parse_options(argc, argv, &opt) != 0 || st.p > MAX_RANKS) {
         if (st.rank == 0)
             fprintf(stderr, "usage: torture_api CALLS [--length 1..%d] "
-                    "[--after none|allgather|survivors|both] [--collective allreduce|bcast|allgather] "
+                    "[--after none|allgather|survivors|both] [--collective allreduce|bcast|allgather|allgatherv] "
                     "(at most %d ranks)\n",
                     MAX_LENGTH, MAX_RANKS);
         MPI_Finalize();
@@ -715,7 +758,7 @@ int main(int argc, char **argv)
         torture_progress(call);
         const int stop = opt.collective == LOOP_BCAST
             ? torture_bcast_loop_call(comm, &st, &opt, call, broadcast)
-            : opt.collective == LOOP_ALLGATHER
+            : opt.collective == LOOP_ALLGATHER || opt.collective == LOOP_ALLGATHERV
             ? torture_allgather_loop_call(comm, &st, &opt, call, send, gathered)
             : torture_call(comm, &st, &opt, call, user_op, send, recv) != 0
               || torture_other(comm, &st, call) != 0;

@@ -22,7 +22,9 @@
  * call (the outcomes join the digest).
  *
  * Half way between two bursts, one MPI_Allgather of 1, 100 or 1000 long
- * longs per block, every other one in place, each block its owner's. The
+ * longs per block, every other one in place, each block its owner's; every
+ * other pair of them an MPI_Allgatherv of the same blocks in reverse rank
+ * order. The
  * program cannot see which blocks the call reports valid, so it checks
  * what it can: its own block exact, every other block its owner's or
  * untouched, in part or whole (a rank that died in the call), and, at the
@@ -203,13 +205,13 @@ static void burst(run_state *st, int call, long long *data)
 
 static long long gather_element(int call, int rank, int i) { return (call * 64LL + rank) * 10000 + i; }
 
-/* Block r of `all` (n long longs): 1 when exact, 0 when each element is
+/* Block r (n long longs at `block`): 1 when exact, 0 when each element is
  * exact or untouched (its owner died in the call), -1 otherwise. */
-static int block_state(const long long *all, int n, int call, int r)
+static int block_state(const long long *block, int n, int call, int r)
 {
     int exact = 0;
     for (int i = 0; i < n; i++) {
-        const long long v = all[(size_t)r * (size_t)n + (size_t)i];
+        const long long v = block[i];
         if (v == gather_element(call, r, i))
             exact++;
         else if (v != UNTOUCHED)
@@ -222,25 +224,35 @@ static void gather(run_state *st, int call, long long *send, long long *all)
 {
     static const int lengths[] = { 1, 100, 1000 };
     const int n = lengths[(call / BURST_EVERY) % 3], in_place = (call / BURST_EVERY) % 2;
+    const bool as_v = (call / BURST_EVERY) % 4 >= 2;
+    const char *name = as_v ? "MPI_Allgatherv" : "MPI_Allgather";
+    int counts[MAX_RANKS], displs[MAX_RANKS];
+    for (int r = 0; r < st->p; r++) {
+        counts[r] = n;
+        displs[r] = (as_v ? st->p - 1 - r : r) * n;
+    }
     for (size_t i = 0; i < (size_t)n * (size_t)st->p; i++)
         all[i] = UNTOUCHED;
-    long long *own = in_place ? all + (size_t)st->rank * (size_t)n : send;
+    long long *own = in_place ? all + displs[st->rank] : send;
     for (int i = 0; i < n; i++)
         own[i] = gather_element(call, st->rank, i);
-    const int rc = MPI_Allgather(in_place ? MPI_IN_PLACE : send, n, MPI_LONG_LONG, all, n,
-                                 MPI_LONG_LONG, MPI_COMM_WORLD);
+    const void *from = in_place ? MPI_IN_PLACE : send;
+    const int rc = as_v ? MPI_Allgatherv(from, n, MPI_LONG_LONG, all, counts, displs,
+                                         MPI_LONG_LONG, MPI_COMM_WORLD)
+                        : MPI_Allgather(from, n, MPI_LONG_LONG, all, n, MPI_LONG_LONG,
+                                        MPI_COMM_WORLD);
     if (rc != MPI_SUCCESS) {
-        fprintf(stderr, "ERROR rank %d call %d: MPI_Allgather returned %d\n", st->rank, call, rc);
+        fprintf(stderr, "ERROR rank %d call %d: %s returned %d\n", st->rank, call, name, rc);
         st->errors++;
         return;
     }
     st->gathered = 0;
     st->gathered_call = call;
     for (int r = 0; r < st->p; r++) {
-        const int state = block_state(all, n, call, r);
+        const int state = block_state(all + displs[r], n, call, r);
         if (state < 0 || (r == st->rank && state != 1)) {
-            fprintf(stderr, "MISMATCH rank %d call %d: MPI_Allgather block %d of %d long longs "
-                    "is neither its owner's nor untouched\n", st->rank, call, r, n);
+            fprintf(stderr, "MISMATCH rank %d call %d: %s block %d of %d long longs "
+                    "is neither its owner's nor untouched\n", st->rank, call, name, r, n);
             st->wrong++;
         }
         st->gathered |= (uint64_t)(state == 1) << r;

@@ -1,7 +1,8 @@
 /*
- * The decision table against Open MPI's published rules (their nested
- * conditions, copied below as the oracle), over a grid of process counts and
- * sizes that hits every threshold and its neighbours; and the fallbacks.
+ * The decision tables (allgather, allgatherv) against Open MPI's published
+ * rules (their nested conditions, written below as the oracles), over a
+ * grid of process counts and sizes that hits every threshold and its
+ * neighbours; the fallbacks; the allgatherv's names.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -74,6 +75,36 @@ static int open_mpi_rule(int communicator_size, size_t total_dsize)
     return alg;
 }
 
+/* Open MPI 5 coll_tuned allgatherv_intra_dec_fixed, in logic: by one
+ * rank's share of the total. Its numbers: 1 default, 2 bruck, 3 ring,
+ * 4 neighbor, 5 two_proc. */
+static int open_mpi_v_rule(int communicator_size, size_t per_rank_dsize)
+{
+    if (communicator_size == 2)
+        return per_rank_dsize < 2048 ? 3 : per_rank_dsize < 4096 ? 5
+             : per_rank_dsize < 8192 ? 3 : 5;
+    if (communicator_size < 8)
+        return per_rank_dsize < 256 ? 1 : per_rank_dsize < 4096 ? 4
+             : per_rank_dsize < 8192 ? 3 : per_rank_dsize < 16384 ? 4
+             : per_rank_dsize < 262144 ? 2 : 4;
+    if (communicator_size < 16)
+        return per_rank_dsize < 1024 ? 1 : 2;
+    if (communicator_size < 32)
+        return per_rank_dsize < 128 ? 1 : per_rank_dsize < 262144 ? 2 : 3;
+    if (communicator_size < 64)
+        return per_rank_dsize < 256 ? 1 : per_rank_dsize < 8192 ? 2 : 3;
+    if (communicator_size < 128)
+        return per_rank_dsize < 256 ? 1 : per_rank_dsize < 4096 ? 2 : 3;
+    if (communicator_size < 256)
+        return per_rank_dsize < 1024 ? 2 : per_rank_dsize < 65536 ? 4 : 3;
+    if (communicator_size < 512)
+        return per_rank_dsize < 1024 ? 2 : 3;
+    if (communicator_size < 1024)
+        return per_rank_dsize < 512 ? 2 : per_rank_dsize < 1024 ? 1
+             : per_rank_dsize < 4096 ? 2 : per_rank_dsize < 1048576 ? 4 : 3;
+    return per_rank_dsize < 4096 ? 2 : 4;
+}
+
 static const int process_counts[] = { 1, 2, 3, 4, 7, 8, 16, 31, 32, 33, 63, 64, 65, 127, 128,
     129, 255, 256, 257, 511, 512, 513, 1000, 1023, 1024, 1025, 2047, 2048, 2049, 4095, 4096,
     4097, 10000, 1 << 20 };
@@ -139,9 +170,71 @@ static void fallbacks_follow_open_mpi(void **state)
     assert_string_equal(why, "");
 }
 
+/* p = 1 has no rank to exchange with: any choice serves it. */
+static void check_v(int p, size_t share)
+{
+    if (p == 1 || share > SIZE_MAX / (size_t)p)
+        return;
+    const int got = ftc_allgatherv_decide(p, share * (size_t)p);
+    const int want = open_mpi_v_rule(p, share);
+    if (got != want)
+        fail_msg("allgatherv p=%d share=%zu: table says %d, Open MPI's rule %d", p, share, got,
+                 want);
+}
+
+static void v_table_matches_open_mpi(void **state)
+{
+    (void)state;
+    static const size_t v_thresholds[] = { 128, 256, 512, 1024, 2048, 4096, 8192, 16384,
+                                           65536, 262144, 1048576 };
+    for (size_t i = 0; i < sizeof(process_counts) / sizeof(process_counts[0]); i++) {
+        const int p = process_counts[i];
+        check_v(p, 0);
+        for (size_t t = 0; t < sizeof(v_thresholds) / sizeof(v_thresholds[0]); t++) {
+            check_v(p, v_thresholds[t] - 1);
+            check_v(p, v_thresholds[t]);
+        }
+        for (size_t share = 1; share < (1u << 24); share = share * 3 / 2 + 1)
+            check_v(p, share);
+    }
+    /* a total that is no multiple of p: the share rounds down, as Open MPI's */
+    assert_int_equal(ftc_allgatherv_decide(2, 2 * 2048 - 1), FTC_ALLGATHERV_RING);
+    assert_int_equal(ftc_allgatherv_decide(2, 2 * 2048), FTC_ALLGATHERV_TWO_PROC);
+}
+
+static void v_fallbacks_and_names(void **state)
+{
+    (void)state;
+    char why[160];
+    assert_int_equal(ftc_allgatherv_resolve(FTC_ALLGATHERV_NEIGHBOR_EXCHANGE, 5, 64, why,
+                                            sizeof why), FTC_ALLGATHERV_RING);
+    assert_non_null(strstr(why, "neighbor_exchange needs an even process count (p=5): using ring"));
+    /* two_proc at 3: the table's neighbor exchange, then ring */
+    assert_int_equal(ftc_allgatherv_resolve(FTC_ALLGATHERV_TWO_PROC, 3, 3 * 1000, why,
+                                            sizeof why), FTC_ALLGATHERV_RING);
+    assert_non_null(strstr(why, "two_proc needs exactly 2 processes (p=3): using neighbor_exchange"));
+    assert_int_equal(ftc_allgatherv_resolve(FTC_ALLGATHERV_BRUCK, 5, 64, why, sizeof why),
+                     FTC_ALLGATHERV_BRUCK);
+    assert_string_equal(why, "");
+    for (int id = 1; id < FTC_ALLGATHERV_ALGORITHM_COUNT; id++)
+        assert_string_equal(ftc_allgatherv_algorithm_name((ftc_allgatherv_algorithm)id),
+                            ftc_allgather_info_of(ftc_allgatherv_plan_of(
+                                (ftc_allgatherv_algorithm)id))->name);
+    ftc_allgatherv_algorithm alg;
+    assert_true(ftc_allgatherv_parse_name("default", &alg));
+    assert_int_equal(alg, FTC_ALLGATHERV_LINEAR);
+    assert_true(ftc_allgatherv_parse_name("3", &alg));
+    assert_int_equal(alg, FTC_ALLGATHERV_RING);
+    assert_false(ftc_allgatherv_parse_name("7", &alg));
+    assert_false(ftc_allgatherv_parse_name("recursive_doubling", &alg));
+    assert_false(ftc_allgatherv_parse_name("", &alg));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(v_table_matches_open_mpi),
+        cmocka_unit_test(v_fallbacks_and_names),
         cmocka_unit_test(table_matches_open_mpi),
         cmocka_unit_test(every_process_count_up_to_5000),
         cmocka_unit_test(fallbacks_follow_open_mpi),
