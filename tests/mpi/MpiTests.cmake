@@ -386,6 +386,10 @@ if(FTCOLL_VALGRIND AND VALGRIND)
       ${ftcoll_supp_args})
   ftcoll_mpi_test(valgrind.allgather.p03 3 mpi_test_allgather LABEL valgrind
     EXPECT "${FTCOLL_ALLGATHER_OK}" LAUNCH_WRAPPER ${ftcoll_memcheck} ARGS --large 65536)
+  # And one allgatherv run (p = 3: every algorithm, blocks of their own
+  # sizes and places, the datatypes made for slots not end to end).
+  ftcoll_mpi_test(valgrind.allgatherv.p03 3 mpi_test_allgatherv LABEL valgrind
+    EXPECT "${FTCOLL_ALLGATHERV_OK}" LAUNCH_WRAPPER ${ftcoll_memcheck})
   # And one allreduce run (p = 3: a fold), its large cases cut to 5000 elements.
   ftcoll_mpi_test(valgrind.allreduce.p03 3 mpi_test_allreduce LABEL valgrind
     EXPECT "${FTCOLL_ALLREDUCE_OK}" LAUNCH_WRAPPER ${ftcoll_memcheck} ARGS --large 5000)
