@@ -22,13 +22,6 @@
 #include "ft_allgather.h"
 #include "state.h"
 
-/* Whether a failure can be survived (ULFM): then the recovery's limit holds. */
-#ifdef FTCOLL_HAVE_ULFM
-enum { FTC_ALLGATHER_SURVIVES = 1 };
-#else
-enum { FTC_ALLGATHER_SURVIVES = 0 };
-#endif
-
 /* ---- names ------------------------------------------------------------- */
 
 const char *ftc_allgather_algorithm_name(ftc_allgather_algorithm algorithm)
@@ -181,6 +174,7 @@ typedef struct {
     const ftc_buffer_names *names;
     int type_size;
     bool contiguous;
+    MPI_Aint extent;
 } side;
 
 static const ftc_buffer_names send_names = { "ftc_allgather", "sendbuf", "sendcount", "sendtype" };
@@ -193,6 +187,7 @@ static int check_side(side *s, MPI_Comm comm, ftc_known_type *known)
                                           &shape);
     s->type_size = shape.size;
     s->contiguous = shape.contiguous;
+    s->extent = shape.extent;
     return rc;
 }
 
@@ -214,12 +209,8 @@ static int check_arguments(side *send, side *recv, bool in_place, ftc_comm_t com
     if ((long long)recv->count * comm->size > INT_MAX)
         return ftc_fail(MPI_ERR_COUNT, "ftc_allgather: recvcount x p = %lld exceeds INT_MAX",
                         (long long)recv->count * comm->size);
-    const long long all_bytes = (long long)recv->count * recv->type_size * comm->size;
-    if (FTC_ALLGATHER_SURVIVES && all_bytes > FTC_ALLGATHER_MAX_BYTES)
-        return ftc_fail(MPI_ERR_COUNT, "ftc_allgather: the %d blocks come to %lld bytes; the "
-                        "recovery after a failure carries at most %d", comm->size, all_bytes,
-                        FTC_ALLGATHER_MAX_BYTES);
-    return MPI_SUCCESS;
+    return ftc_allgather_check_total("ftc_allgather", comm->size,
+                                     (long long)recv->count * recv->type_size * comm->size);
 }
 
 /* ---- choice and plan --------------------------------------------------- */
@@ -249,10 +240,8 @@ static ftc_allgather_algorithm choose(ftc_comm_t comm, int n, size_t block_bytes
 static ftc_allgather_call describe(ftc_comm_t comm, const side *send, const side *recv,
                                    bool in_place)
 {
-    MPI_Aint lb = 0, extent = 0;
-    MPI_Type_get_extent(recv->type, &lb, &extent);
     char *recvbuf = (char *)recv->buf;
-    const MPI_Aint stride = extent * recv->count;
+    const MPI_Aint stride = recv->extent * recv->count;
     ftc_allgather_call a = {
         .comm = comm, .name = "ftc_allgather", .scratch = &comm->allgather->scratch,
         .in_place = in_place,
@@ -261,7 +250,8 @@ static ftc_allgather_call describe(ftc_comm_t comm, const side *send, const side
         .send_type = in_place ? recv->type : send->type,
         .send_contiguous = in_place ? recv->contiguous : send->contiguous,
         .recv = recvbuf, .count = recv->count, .type = recv->type,
-        .contiguous = recv->contiguous, .type_size = recv->type_size, .stride = stride,
+        .contiguous = recv->contiguous, .type_size = recv->type_size, .extent = recv->extent,
+        .stride = stride,
         .all_bytes = (size_t)recv->count * (size_t)recv->type_size * (size_t)comm->size,
     };
     return a;
@@ -289,8 +279,8 @@ int ftc_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
 {
     ftc_clear_error();
     const bool in_place = sendbuf == MPI_IN_PLACE;
-    side send = { sendbuf, sendcount, sendtype, &send_names, 0, false };
-    side recv = { recvbuf, recvcount, recvtype, &recv_names, 0, false };
+    side send = { sendbuf, sendcount, sendtype, &send_names, 0, false, 0 };
+    side recv = { recvbuf, recvcount, recvtype, &recv_names, 0, false, 0 };
     int rc = check_arguments(&send, &recv, in_place, comm);
     if (comm)   /* guarded: bad arguments here stop every rank cleanly */
         rc = ftc_guard_enter(comm, FTC_GUARDED_ALLGATHER, rc);

@@ -26,13 +26,6 @@
 #include "ft_allgather.h"
 #include "state.h"
 
-/* Whether a failure can be survived (ULFM): then the recovery's limit holds. */
-#ifdef FTCOLL_HAVE_ULFM
-enum { SURVIVES = 1 };
-#else
-enum { SURVIVES = 0 };
-#endif
-
 /* ---- names (registry.c) ------------------------------------------------ */
 
 int ftc_allgatherv_algorithm_parse(const char *text, ftc_allgatherv_algorithm *out)
@@ -186,12 +179,8 @@ static int check_arguments(arguments *g, ftc_comm_t comm)
         return ftc_fail(MPI_ERR_ARG, "ftc_allgatherv: sendcount x size(sendtype) = %lld bytes "
                         "differs from recvcounts[%d] x size(recvtype) = %lld bytes",
                         (long long)g->sendcount * g->send_shape.size, comm->rank, mine);
-    const long long all_bytes = g->total * g->recv_shape.size;
-    if (SURVIVES && all_bytes > FTC_ALLGATHER_MAX_BYTES)
-        return ftc_fail(MPI_ERR_COUNT, "ftc_allgatherv: the %d blocks come to %lld bytes; the "
-                        "recovery after a failure carries at most %d", comm->size, all_bytes,
-                        FTC_ALLGATHER_MAX_BYTES);
-    return MPI_SUCCESS;
+    return ftc_allgather_check_total("ftc_allgatherv", comm->size,
+                                     g->total * g->recv_shape.size);
 }
 
 /* ---- the call ---------------------------------------------------------- */
@@ -231,7 +220,7 @@ static ftc_allgather_call describe(ftc_comm_t comm, const arguments *g)
         .send_type = g->in_place ? g->recvtype : g->sendtype,
         .send_contiguous = g->in_place ? g->recv_shape.contiguous : g->send_shape.contiguous,
         .recv = recv, .type = g->recvtype, .contiguous = g->recv_shape.contiguous,
-        .type_size = g->recv_shape.size, .counts = g->recvcounts,
+        .type_size = g->recv_shape.size, .extent = extent, .counts = g->recvcounts,
         .offsets = scratch->block_offsets,
         .all_bytes = (size_t)g->total * (size_t)g->recv_shape.size,
     };

@@ -30,13 +30,6 @@
 #include "algorithms.h"
 #include "ft_allgather.h"
 
-/* Whether a failure can be survived (ULFM), so that the call ends it. */
-#ifdef FTCOLL_HAVE_ULFM
-enum { SURVIVES = 1 };
-#else
-enum { SURVIVES = 0 };
-#endif
-
 /* ---- memory kept from call to call --------------------------------------------------------- */
 
 static int grow(void **array, size_t entry, int entries)
@@ -147,9 +140,9 @@ static void span_of(MPI_Aint at, int count, MPI_Aint extent, MPI_Aint true_lb,
  * sized to them, and `base` placed in it. */
 static int gathering_buffer(const ftc_allgather_call *a, int n, char **base)
 {
-    MPI_Aint lb, extent, true_lb, true_extent;
-    MPI_Type_get_extent(a->type, &lb, &extent);
+    MPI_Aint true_lb, true_extent;
     MPI_Type_get_true_extent(a->type, &true_lb, &true_extent);
+    const MPI_Aint extent = a->extent;
     MPI_Aint first_low = 0, first_high = 0, last_low = 0, last_high = 0;
     if (a->count > 0) {
         span_of(0, a->count, extent, true_lb, true_extent, &first_low, &first_high);
@@ -199,9 +192,7 @@ static void v_slots(const ftc_allgather_call *a, int rotation, ftc_slots *slots)
         slots->counts = scratch->slot_counts;
         slots->offsets = scratch->slot_offsets;
     }
-    MPI_Aint lb, extent;
-    MPI_Type_get_extent(a->type, &lb, &extent);
-    index_slots(scratch, slots, n, extent);
+    index_slots(scratch, slots, n, a->extent);
 }
 
 /* Where the attempt gathers: the user's buffer, or, apart, one slot per
@@ -336,7 +327,7 @@ static int run_attempt(const ftc_allgather_call *a, const ftc_schedule *plan,
 /* A failure stopped the attempt or the confirmation: the survivors end the call. */
 static bool interrupted(int rc)
 {
-    return SURVIVES
+    return FTC_ALLGATHER_SURVIVES
         && (rc == FTC_EXEC_INTERRUPTED || rc == FTC_DETECTED || ftc_ft_is_process_failure(rc));
 }
 

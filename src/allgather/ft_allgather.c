@@ -49,6 +49,15 @@
 #include "../ft/ft.h"
 #include "../p2p.h"
 
+int ftc_allgather_check_total(const char *call, int p, long long all_bytes)
+{
+    if (FTC_ALLGATHER_SURVIVES && all_bytes > FTC_ALLGATHER_MAX_BYTES)
+        return ftc_fail(MPI_ERR_COUNT, "%s: the %d blocks come to %lld bytes; the recovery "
+                        "after a failure carries at most %d", call, p, all_bytes,
+                        FTC_ALLGATHER_MAX_BYTES);
+    return MPI_SUCCESS;
+}
+
 /* ---- the blocks as the engine's recovery sees them: whole 8-byte words -------------------- */
 
 typedef struct {

@@ -17,9 +17,21 @@
 #include "../schedule.h"
 #include "ftcoll.h"
 
+/* Whether a failure can be survived (ULFM), so that a call ends it over
+ * the survivors, within the recovery's limit. */
+#ifdef FTCOLL_HAVE_ULFM
+enum { FTC_ALLGATHER_SURVIVES = 1 };
+#else
+enum { FTC_ALLGATHER_SURVIVES = 0 };
+#endif
+
 /* The most bytes of blocks a call takes with ULFM: the recovery's messages
  * carry them, packed, with a header, in one int count of bytes. */
 enum { FTC_ALLGATHER_MAX_BYTES = INT_MAX - (1 << 16) };
+
+/* `call`'s p blocks of all_bytes within that limit: MPI_SUCCESS, or
+ * MPI_ERR_COUNT saying so (only with ULFM). */
+int ftc_allgather_check_total(const char *call, int p, long long all_bytes);
 
 /* Memory a module of the family keeps from call to call. */
 typedef struct {
@@ -74,6 +86,7 @@ typedef struct {
     MPI_Datatype type;
     bool contiguous;          /* `type` is dense */
     int type_size;
+    MPI_Aint extent;          /* of `type` */
     MPI_Aint stride;          /* ftc_allgather: block r at recv + r x stride (extent x count) */
     const int *counts;        /* ftc_allgatherv: block r holds counts[r] elements... */
     const MPI_Aint *offsets;  /* ...at recv + offsets[r] (NULL, both, for ftc_allgather) */
