@@ -252,7 +252,8 @@ int ftc_allgather_complete(const ftc_allgather_call *a, bool confirmed)
         rc = ftc_allreduce_attempt_completed(comm, a->number, ftc_ft_live_set(comm->ft),
                                              layout.words, MPI_UINT64_T, word_bytes(&layout),
                                              confirmed ? FTC_EVERYONE_HOLDS
-                                                       : FTC_EVERYONE_ENTERED, &keep_into);
+                                                       : FTC_EVERYONE_ENTERED,
+                                             NULL, &keep_into);
     if (rc == MPI_SUCCESS && keep_into) {
         rc = pack_live_blocks(a, &layout, keep_into);
         if (rc != MPI_SUCCESS)

@@ -26,6 +26,12 @@ typedef struct {
     int count;
     MPI_Datatype type;
     size_t offset;         /* in the arena (window[]) */
+    /* a part of the result (ftc_gather's), or the whole (op MPI_OP_NULL) */
+    MPI_Op op;             /* a predefined op: a rank that serves the part
+                            * combines it with the late ranks' by it */
+    size_t block_width;    /* the part's value is one block of this many bytes per
+                            * rank, zeros but the held ranks': only those are kept,
+                            * in rank order, in `data` */
 } ftc_kept_result;
 
 /* Call `number`'s kept result; NULL when not kept here. */

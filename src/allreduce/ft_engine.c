@@ -290,7 +290,8 @@ static int place_in_arena(struct ftc_allreduce_state *s, ftc_kept_result *k, siz
  * receives the value into it, and sizes it then). Every call of the
  * engine's numbering keeps through here, whoever ran its attempt. */
 static int keep_room(ftc_comm_t comm, long number, const ftc_holdings *held, int count,
-                     MPI_Datatype type, size_t bytes, ftc_completed_as how, char **room)
+                     MPI_Datatype type, size_t bytes, ftc_completed_as how,
+                     const ftc_kept_part *part, char **room)
 {
     *room = NULL;
     ftc_ft_end_call(comm->ft, number, how == FTC_EVERYONE_HOLDS ? NULL : held,
@@ -302,13 +303,17 @@ static int keep_room(ftc_comm_t comm, long number, const ftc_holdings *held, int
     k->bytes = bytes;
     k->count = count;
     k->type = type;
+    k->op = part ? part->op : MPI_OP_NULL;
+    k->block_width = part ? part->block_width : 0;
     if (k == &s->kept)
         s->arena_used = 0;   /* a new window: nothing before it is kept any more */
     if (how == FTC_EVERYONE_HOLDS)   /* a call every rank entered: `kept` */
         return MPI_SUCCESS;
+    /* a part keeps its held ranks' blocks only */
+    const size_t stored = part ? (size_t)ftc_holdings_count(held) * part->block_width : bytes;
     const int rc = k == &s->kept
-        ? ftc_ensure_capacity(&k->data, &k->capacity, bytes > 0 ? bytes : 1)
-        : place_in_arena(s, k, bytes);
+        ? ftc_ensure_capacity(&k->data, &k->capacity, stored > 0 ? stored : 1)
+        : place_in_arena(s, k, stored);
     if (rc != MPI_SUCCESS) {
         ftc_ft_drop_kept(comm->ft);
         return rc;
@@ -335,7 +340,8 @@ static int keep_result(ftc_ft_call *c)
 {
     char *room;
     const int rc = keep_room(c->comm, c->number, &c->held, c->count, c->type, c->bytes,
-                             c->confirmed ? FTC_EVERYONE_HOLDS : FTC_EVERYONE_ENTERED, &room);
+                             c->confirmed ? FTC_EVERYONE_HOLDS : FTC_EVERYONE_ENTERED,
+                             NULL, &room);
     if (rc == MPI_SUCCESS && room && c->bytes > 0)
         memcpy(room, c->current, c->bytes);
     return rc;
@@ -560,9 +566,10 @@ void ftc_allreduce_injection_point(ftc_comm_t comm, long number, int step, ftc_i
 
 int ftc_allreduce_attempt_completed(ftc_comm_t comm, long number, const ftc_holdings *held,
                                     int count, MPI_Datatype type, size_t bytes,
-                                    ftc_completed_as how, char **keep_into)
+                                    ftc_completed_as how, const ftc_kept_part *part,
+                                    char **keep_into)
 {
-    const int rc = keep_room(comm, number, held, count, type, bytes, how, keep_into);
+    const int rc = keep_room(comm, number, held, count, type, bytes, how, part, keep_into);
     report_call(comm, held);   /* its failure-free attempt completed it */
     return rc;
 }

@@ -57,10 +57,23 @@ typedef enum {
  * FTC_OTHERS_MAY_LAG must come within FTC_FT_WINDOW calls of one that is
  * not (ftc_ft_end_call), and is small: its value is kept beside the
  * window's first.
+ *
+ * `part`: NULL when the value is the call's whole result (a late rank holds
+ * a part of it at most). Else the value is a part (an ftc_gather's blocks
+ * passed on): p blocks of part->block_width bytes, zeros but those of the
+ * ranks in `held`, which alone are kept, in rank order, in *keep_into
+ * (|held| x block_width bytes); served to late ranks, it is combined with
+ * theirs by the predefined part->op.
  */
+typedef struct {
+    MPI_Op op;
+    size_t block_width;
+} ftc_kept_part;
+
 int ftc_allreduce_attempt_completed(ftc_comm_t comm, long number, const ftc_holdings *held,
                                     int count, MPI_Datatype type, size_t bytes,
-                                    ftc_completed_as how, char **keep_into);
+                                    ftc_completed_as how, const ftc_kept_part *part,
+                                    char **keep_into);
 
 /*
  * A failure stopped the attempt of call `number`, this rank's `value` (as

@@ -335,6 +335,44 @@ static int run_round(ftc_ft_call *c, const ftc_ft_meeting *m)
 
 /* ---- the round ------------------------------------------------------------------------------ */
 
+/* A kept part's whole value, into `value` (k->bytes): the held ranks'
+ * blocks in their places, zeros elsewhere (ftc_kept_result). */
+static void expand_part(const ftc_kept_result *k, const ftc_holdings *held, char *value)
+{
+    if (k->bytes > 0)
+        memset(value, 0, k->bytes);
+    const char *block = k->data;
+    for (int r = 0; r < held->size && k->block_width > 0; r++)
+        if (ftc_holdings_has(held, r)) {
+            memcpy(value + (size_t)r * k->block_width, block, k->block_width);
+            block += k->block_width;
+        }
+}
+
+/* The round for a rank past the call, over the value it kept: a whole
+ * result it hands out, or a part (ftc_gather's) it combines with the late
+ * ranks' in room of its own (the kept part stays as it is, for any later
+ * meeting over the same call). */
+static int run_kept(ftc_comm_t comm, ftc_ft_call *kept, const ftc_kept_result *k,
+                    const ftc_ft_meeting *m)
+{
+    if (k->op == MPI_OP_NULL)
+        return run_round(kept, m);
+    char *value = malloc(k->bytes > 0 ? k->bytes : 1);
+    char *incoming = malloc(k->bytes > 0 ? k->bytes : 1);
+    int rc = value && incoming ? MPI_SUCCESS
+                               : ftc_fail(MPI_ERR_NO_MEM, "ftc_allreduce: out of memory");
+    if (rc == MPI_SUCCESS) {
+        expand_part(k, &m->kept[comm->rank], value);
+        kept->current = value;
+        kept->incoming = incoming;
+        rc = run_round(kept, m);
+    }
+    free(value);
+    free(incoming);
+    return rc;
+}
+
 /* This rank completed the call the late ranks are in: it takes part with
  * the result it kept. */
 static int serve_kept(ftc_comm_t comm, ftc_ft_call *inside, const ftc_ft_meeting *m)
@@ -346,19 +384,19 @@ static int serve_kept(ftc_comm_t comm, ftc_ft_call *inside, const ftc_ft_meeting
     /* a call every rank held was kept without its value (FTC_EVERYONE_HOLDS,
      * always the window's first, in `kept`): this rank serves it with empty
      * holdings and receives it here; the window's others have theirs */
-    const int grown = k == &comm->allreduce->kept
+    const int grown = k == &comm->allreduce->kept && k->op == MPI_OP_NULL
         ? ftc_ensure_capacity(&k->data, &k->capacity, k->bytes > 0 ? k->bytes : 1)
         : MPI_SUCCESS;
     if (grown != MPI_SUCCESS)
         return grown;
     ftc_ft_call kept = { .comm = comm, .ft = comm->ft, .count = k->count,
-                         .type = k->type, .op = MPI_OP_NULL, .bytes = k->bytes,
+                         .type = k->type, .op = k->op, .bytes = k->bytes,
                          .current = k->data, .number = m->decision.call,
                          .round = inside ? inside->round : 1, .have_held = true };
     if (!ftc_holdings_init(&kept.held, comm->size))
         return ftc_fail(MPI_ERR_NO_MEM, "ftc_allreduce: out of memory");
     ftc_holdings_copy(&kept.held, &m->kept[comm->rank]);
-    const int rc = run_round(&kept, m);
+    const int rc = run_kept(comm, &kept, k, m);
     ftc_holdings_destroy(&kept.held);
     return rc;
 }

@@ -532,7 +532,7 @@ static int complete(const bcast_call *b)
     if (rc == MPI_SUCCESS)
         rc = ftc_allreduce_attempt_completed(b->comm, b->number, holdings_of(b), layout.words,
                                              MPI_UINT64_T, word_bytes(&layout), completed_as(b),
-                                             &keep_into);
+                                             NULL, &keep_into);
     if (rc == MPI_SUCCESS && keep_into) {
         if (b->holds_data)
             rc = pack_words(b, &layout, keep_into);
