@@ -49,6 +49,36 @@ int ftc_ensure_capacity(char **buffer, size_t *capacity, size_t bytes)
     return MPI_SUCCESS;
 }
 
+/* The lowest and highest byte that `count` x `type` touches at `at`
+ * (extents may be negative: elements then run downwards). */
+static void span_of(MPI_Aint at, int count, MPI_Aint extent, MPI_Aint true_lb,
+                    MPI_Aint true_extent, MPI_Aint *low, MPI_Aint *high)
+{
+    const MPI_Aint last = (MPI_Aint)(count - 1) * extent;
+    *low = at + true_lb + (last < 0 ? last : 0);
+    *high = at + true_lb + true_extent + (last > 0 ? last : 0);
+}
+
+int ftc_slots_room(MPI_Datatype type, int count, MPI_Aint extent, int n, char **buffer,
+                   size_t *capacity, char **base)
+{
+    MPI_Aint true_lb = 0, true_extent = 0;
+    MPI_Type_get_true_extent(type, &true_lb, &true_extent);
+    const MPI_Aint stride = (MPI_Aint)count * extent;
+    MPI_Aint first_low = 0, first_high = 0, last_low = 0, last_high = 0;
+    if (count > 0 && n > 0) {
+        span_of(0, count, extent, true_lb, true_extent, &first_low, &first_high);
+        span_of((MPI_Aint)(n - 1) * stride, count, extent, true_lb, true_extent, &last_low,
+                &last_high);
+    }
+    const MPI_Aint low = first_low < last_low ? first_low : last_low;
+    const MPI_Aint high = first_high > last_high ? first_high : last_high;
+    const size_t bytes = count > 0 && n > 0 ? (size_t)(high - low) : 0;
+    const int rc = ftc_ensure_capacity(buffer, capacity, bytes > 0 ? bytes : 1);
+    *base = *buffer - low;
+    return rc;
+}
+
 bool ftc_type_is_predefined(MPI_Datatype type)
 {
     int integers, addresses, types, combiner;

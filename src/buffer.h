@@ -72,6 +72,13 @@ bool ftc_type_is_committed(MPI_Datatype type, MPI_Comm comm);
  * a message if memory runs out, the old buffer then left as it was. */
 int ftc_ensure_capacity(char **buffer, size_t *capacity, size_t bytes);
 
+/* Room in *buffer (grown as ftc_ensure_capacity) for n slots of `count` x
+ * `type` (of extent `extent`), slot i at *base + i x count x extent: a
+ * type may reach below its start or run downwards, so *base need not be
+ * *buffer. */
+int ftc_slots_room(MPI_Datatype type, int count, MPI_Aint extent, int n, char **buffer,
+                   size_t *capacity, char **base);
+
 /*
  * Copies `scount` x `stype` at src into `rcount` x `rtype` at dst; the two
  * must have the same type signature. Gaps of the destination type are kept.

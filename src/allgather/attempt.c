@@ -126,37 +126,12 @@ static bool gathers_apart(const ftc_allgather_call *a, int rotation)
     return !a->counts && (rotation != 0 || ftc_ft_live_count(a->comm->ft) < a->comm->size);
 }
 
-/* The lowest and highest byte that `count` x `type` touches at `at`
- * (extents may be negative: elements then run downwards). */
-static void span_of(MPI_Aint at, int count, MPI_Aint extent, MPI_Aint true_lb,
-                    MPI_Aint true_extent, MPI_Aint *low, MPI_Aint *high)
-{
-    const MPI_Aint last = (MPI_Aint)(count - 1) * extent;
-    *low = at + true_lb + (last < 0 ? last : 0);
-    *high = at + true_lb + true_extent + (last > 0 ? last : 0);
-}
-
 /* n slots of `count` elements, slot s at s x stride: the module's buffer
  * sized to them, and `base` placed in it. */
 static int gathering_buffer(const ftc_allgather_call *a, int n, char **base)
 {
-    MPI_Aint true_lb, true_extent;
-    MPI_Type_get_true_extent(a->type, &true_lb, &true_extent);
-    const MPI_Aint extent = a->extent;
-    MPI_Aint first_low = 0, first_high = 0, last_low = 0, last_high = 0;
-    if (a->count > 0) {
-        span_of(0, a->count, extent, true_lb, true_extent, &first_low, &first_high);
-        span_of((MPI_Aint)(n - 1) * a->stride, a->count, extent, true_lb, true_extent, &last_low,
-                &last_high);
-    }
-    const MPI_Aint low = first_low < last_low ? first_low : last_low;
-    const MPI_Aint high = first_high > last_high ? first_high : last_high;
-    ftc_allgather_scratch *scratch = a->scratch;
-    const size_t bytes = a->count > 0 ? (size_t)(high - low) : 0;
-    const int rc = ftc_ensure_capacity(&scratch->gathered, &scratch->gathered_capacity,
-                                       bytes > 0 ? bytes : 1);
-    *base = scratch->gathered - low;
-    return rc;
+    return ftc_slots_room(a->type, a->count, a->extent, n, &a->scratch->gathered,
+                          &a->scratch->gathered_capacity, base);
 }
 
 /* The engine's view of n slots of their own counts and places: the
