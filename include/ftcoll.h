@@ -212,6 +212,76 @@ int ftc_allgatherv_last_choice(ftc_comm_t comm, ftc_allgatherv_choice *out);
 ftc_allgatherv_algorithm ftc_allgatherv_decide(int p, size_t total_bytes);
 
 /* ----------------------------------------------------------------------------
+ * Gather
+ *
+ * Algorithm numbers and names are Open MPI's (coll_tuned_gather_algorithm).
+ */
+typedef enum {
+    FTC_GATHER_AUTO = 0,          /* decision table (Open MPI's fixed rules) */
+    FTC_GATHER_LINEAR = 1,        /* every rank sends to the root ("basic_linear") */
+    FTC_GATHER_BINOMIAL = 2,      /* subtrees forwarded along a binomial tree */
+    FTC_GATHER_LINEAR_SYNC = 3    /* linear, each rank sending once the root asked */
+} ftc_gather_algorithm;
+
+#define FTC_GATHER_ALGORITHM_COUNT 4
+
+/*
+ * Same arguments and semantics as MPI_Gather, including MPI_IN_PLACE at the
+ * root (its block already in its place) and derived datatypes; recvbuf,
+ * recvcount and recvtype are read at the root only. Errors: MPI_ERR_COMM
+ * (NULL ftc_comm_t), MPI_ERR_ROOT, MPI_ERR_COUNT, MPI_ERR_BUFFER (a NULL
+ * buffer with a count, MPI_IN_PLACE off the root), MPI_ERR_TYPE, MPI_ERR_ARG
+ * (the root's send and receive blocks differ in bytes), MPI_ERR_TRUNCATE
+ * (ranks passed blocks of different sizes), or the MPI error a transfer
+ * returned.
+ *
+ * With ULFM, ranks may die before or during the call, the root included,
+ * and every survivor returns MPI_SUCCESS. A living root holds the blocks
+ * of a set S in place: every survivor's, and a dead rank's that had
+ * reached the root or a survivor still inside the call; a block outside S
+ * is left as it was (its rank died before the call) or may hold part of
+ * its rank's data. ftc_allreduce_last_report's in_result says which
+ * blocks: at the root S, elsewhere this rank's own (after a recovery: the
+ * blocks the survivors held). A dead root has nobody to deliver to: the
+ * others return MPI_SUCCESS alike, the report naming it dead. For a root
+ * that is still inside the call when the others meet, each rank keeps a
+ * copy of its own block, or, every few calls (every call from 512 KiB of
+ * blocks in all), waits for the root's word that every block arrived.
+ * MPI_ERR_COUNT when the p blocks come to 2 GiB or more.
+ * FTCOLL_INJECT's call=C counts it; step=0 as the rank enters it, 1 once
+ * its subtree's blocks are here, 2 waiting for the root's word.
+ */
+int ftc_gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+               int recvcount, MPI_Datatype recvtype, int root, ftc_comm_t comm);
+
+/* Forces an algorithm for every later ftc_gather on `comm`
+ * (FTC_GATHER_AUTO returns to the decision table; FTCOLL_GATHER_ALGORITHM
+ * does the same at ftc_comm_create). Local call: make it on every rank. */
+int ftc_gather_set_algorithm(ftc_comm_t comm, ftc_gather_algorithm algorithm);
+
+/* Parses a name ("binomial", "basic_linear" or "linear", ...) or a number
+ * ("2"). An unknown one returns MPI_ERR_ARG with a message listing the
+ * valid names. */
+int ftc_gather_algorithm_parse(const char *text, ftc_gather_algorithm *out);
+
+/* "basic_linear", "binomial", "linear_sync"; "auto" for FTC_GATHER_AUTO;
+ * NULL if out of range. */
+const char *ftc_gather_algorithm_name(ftc_gather_algorithm algorithm);
+
+/* What the last ftc_gather on a communicator ran: every algorithm serves
+ * every process count, so nothing falls back. */
+typedef struct {
+    ftc_gather_algorithm requested;   /* forced algorithm, or FTC_GATHER_AUTO */
+    ftc_gather_algorithm executed;    /* requested, or the decision table's choice */
+} ftc_gather_choice;
+
+int ftc_gather_last_choice(ftc_comm_t comm, ftc_gather_choice *out);
+
+/* The algorithm the decision table picks for p processes each contributing
+ * `block_bytes` (sendcount x size of sendtype), as Open MPI 5 decides. */
+ftc_gather_algorithm ftc_gather_decide(int p, size_t block_bytes);
+
+/* ----------------------------------------------------------------------------
  * Allreduce, fault-tolerant (see docs/ft-allreduce.md)
  *
  * Recursive doubling over the live ranks; a process count that is not a
@@ -256,8 +326,8 @@ ftc_allgatherv_algorithm ftc_allgatherv_decide(int p, size_t total_bytes);
 int ftc_allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
                   MPI_Op op, ftc_comm_t comm);
 
-/* What the last fault-tolerant call on a communicator (allreduce, allgather,
- * broadcast, barrier) did, as this rank saw it. */
+/* What the last fault-tolerant call on a communicator (allreduce,
+ * allgather(v), gather, broadcast, barrier) did, as this rank saw it. */
 typedef struct {
     int size;              /* ranks of the communicator */
     int contributors;      /* ranks in S */
@@ -270,17 +340,16 @@ typedef struct {
 
 /*
  * Fills `report`; `in_result` and `failed` (each NULL, or `size` ints) get
- * 1 for the ranks in S (for an allgather: the valid blocks), and for the
- * ranks found dead during the call. MPI_ERR_OTHER if no fault-tolerant call
- * has completed on `comm`.
+ * 1 for the ranks in S (for an allgather or at a gather's root: the valid
+ * blocks), and for the ranks found dead during the call. MPI_ERR_OTHER if
+ * no fault-tolerant call has completed on `comm`.
  */
 int ftc_allreduce_last_report(ftc_comm_t comm, ftc_allreduce_report *report, int *in_result,
                               int *failed);
 
 /*
- * How many fault-tolerant calls on `comm` (allreduce, allgather, broadcast,
- * barrier)
- * so far wrote a report with recovery_rounds > 0 on this rank: a test that
+ * How many fault-tolerant calls on `comm` (allreduce, allgather(v), gather,
+ * broadcast, barrier) so far wrote a report with recovery_rounds > 0 on this rank: a test that
  * costs nothing, after a call, of whether ftc_allreduce_last_report has
  * news of a failure. A broadcast from a root dead since an earlier call
  * fails without a round, and the meetings that settle outside a call

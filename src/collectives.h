@@ -16,6 +16,7 @@
     X(ALLGATHERV, "ftc_allgatherv", ftc_allgatherv_module)    \
     X(ALLREDUCE, "ftc_allreduce", ftc_allreduce_module)       \
     X(BCAST,     "ftc_bcast",     ftc_bcast_module)           \
-    X(BARRIER,   "ftc_barrier",   ftc_barrier_module)
+    X(BARRIER,   "ftc_barrier",   ftc_barrier_module)         \
+    X(GATHER,    "ftc_gather",    ftc_gather_module)
 
 #endif

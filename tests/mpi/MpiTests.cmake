@@ -105,6 +105,7 @@ endfunction()
 # The success lines the programs print on rank 0.
 set(FTCOLL_ALLGATHER_OK "allgather p=[0-9]+: [0-9]+ cases, all elements checked")
 set(FTCOLL_ALLGATHERV_OK "allgatherv p=[0-9]+: [0-9]+ cases, all elements checked")
+set(FTCOLL_GATHER_OK "gather p=[0-9]+: [0-9]+ cases, all elements checked")
 set(FTCOLL_ALLREDUCE_OK "allreduce p=[0-9]+: [0-9]+ cases, all elements checked")
 set(FTCOLL_BCAST_OK "bcast p=[0-9]+: [0-9]+ cases, all elements checked")
 set(FTCOLL_ERRORS_OK "errors p=[0-9]+: all checks passed")
@@ -280,8 +281,8 @@ endfunction()
 # the test programs built against <library>, and their tests, named and
 # labelled <label>.
 function(ftcoll_mpi_suite label library large_max_procs procs_var)
-  foreach(program test_allgather test_allgatherv test_errors test_env test_allreduce test_bcast
-                  test_guard)
+  foreach(program test_allgather test_allgatherv test_gather test_errors test_env test_allreduce
+                  test_bcast test_guard)
     ftcoll_mpi_program(${label}_${program} ${program}.c ${library} ${ARGN})
   endforeach()
   ftcoll_per_procs_tests(allgather "${FTCOLL_ALLGATHER_OK}" ${label} ${label}_test_allgather
@@ -290,7 +291,15 @@ function(ftcoll_mpi_suite label library large_max_procs procs_var)
     ftcoll_procs_suffix(${procs} suffix)
     ftcoll_mpi_test(${label}.allgatherv.${suffix} ${procs} ${label}_test_allgatherv
                     LABEL ${label} EXPECT "${FTCOLL_ALLGATHERV_OK}")
+    ftcoll_mpi_test(${label}.gather.${suffix} ${procs} ${label}_test_gather
+                    LABEL ${label} EXPECT "${FTCOLL_GATHER_OK}")
   endforeach()
+  # a linear gather's root passes its word to more children than one wait
+  # takes (ULFM: three or more ranks keep copies, and large calls pass the word)
+  if(FTCOLL_HAVE_ULFM)
+    ftcoll_mpi_test(${label}.gather.p34 34 ${label}_test_gather LABEL ${label}
+                    EXPECT "${FTCOLL_GATHER_OK}" ARGS --quick)
+  endif()
   ftcoll_allreduce_tests(${label} ${label}_test_allreduce ${label} ${large_max_procs}
                          ${${procs_var}})
   ftcoll_per_procs_tests(bcast "${FTCOLL_BCAST_OK}" ${label} ${label}_test_bcast
@@ -366,6 +375,9 @@ if(FTCOLL_SANITIZERS)
     ftcoll_kill_table(asan.allgatherv_kill_table asan asan_test_allgather_kill
                       allgatherv_kill_scenarios.txt ENV ${FTCOLL_ASAN_ENV}
                       FTCOLL_TEST_ALLGATHERV=1)
+    ftcoll_mpi_program(asan_test_gather_kill test_gather_kill.c ftcoll_asan SANITIZED)
+    ftcoll_kill_table(asan.gather_kill_table asan asan_test_gather_kill
+                      gather_kill_scenarios.txt ENV ${FTCOLL_ASAN_ENV})
   endif()
 endif()
 
@@ -390,6 +402,9 @@ if(FTCOLL_VALGRIND AND VALGRIND)
   # sizes and places, the datatypes made for slots not end to end).
   ftcoll_mpi_test(valgrind.allgatherv.p03 3 mpi_test_allgatherv LABEL valgrind
     EXPECT "${FTCOLL_ALLGATHERV_OK}" LAUNCH_WRAPPER ${ftcoll_memcheck})
+  # And one gather run (p = 3: every tree and root, the word's room).
+  ftcoll_mpi_test(valgrind.gather.p03 3 mpi_test_gather LABEL valgrind
+    EXPECT "${FTCOLL_GATHER_OK}" LAUNCH_WRAPPER ${ftcoll_memcheck})
   # And one allreduce run (p = 3: a fold), its large cases cut to 5000 elements.
   ftcoll_mpi_test(valgrind.allreduce.p03 3 mpi_test_allreduce LABEL valgrind
     EXPECT "${FTCOLL_ALLREDUCE_OK}" LAUNCH_WRAPPER ${ftcoll_memcheck} ARGS --large 5000)
@@ -416,6 +431,10 @@ if(FTCOLL_HAVE_ULFM)
                     allgather_kill_scenarios.txt)
   ftcoll_kill_table(mpi.allgatherv_kill_table mpi mpi_test_allgather_kill
                     allgatherv_kill_scenarios.txt ENV FTCOLL_TEST_ALLGATHERV=1)
+  # ftc_gather: every tree, inner ranks, the root, the word (gather_kill_scenarios.txt,
+  # test_gather_kill.c).
+  ftcoll_mpi_program(mpi_test_gather_kill test_gather_kill.c ftcoll_static)
+  ftcoll_kill_table(mpi.gather_kill_table mpi mpi_test_gather_kill gather_kill_scenarios.txt)
   # Whether large broadcasts confirm: counted from the ranks and processors
   # of each node (either answer, whatever host runs the test), or as
   # FTCOLL_BCAST_CONFIRM says; rank 0 says which at FTCOLL_VERBOSE=1.

@@ -110,6 +110,30 @@ int user_traffic_finish(user_traffic *u)
     return wrong;
 }
 
+uint64_t known_dead_ranks(ftc_comm_t comm, int p)
+{
+    int live[64], n = 0;
+    ftc_comm_live_ranks(comm, live, 64, &n);
+    uint64_t alive = 0;
+    for (int i = 0; i < n; i++)
+        alive |= (uint64_t)1 << live[i];
+    return ~alive & (p == 64 ? ~(uint64_t)0 : (((uint64_t)1 << p) - 1));
+}
+
+int reported_set(ftc_comm_t comm, long *before, int rank, int p, int call, uint64_t *set)
+{
+    ftc_allreduce_report report;
+    int in_result[64];
+    if (ftc_allreduce_last_report(comm, &report, in_result, NULL) != MPI_SUCCESS) {
+        fprintf(stderr, "FAIL rank %d call %d: no report: %s\n", rank, call, ftc_error_message());
+        return 1;
+    }
+    *set = 0;
+    for (int r = 0; r < p; r++)
+        *set |= (uint64_t)(in_result[r] != 0) << r;
+    return check_recovered_calls(comm, before, report.recovery_rounds, rank, call);
+}
+
 int check_recovered_calls(ftc_comm_t comm, long *before, int recovery_rounds, int rank,
                           int call)
 {

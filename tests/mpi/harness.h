@@ -5,6 +5,7 @@
 #define FTCOLL_TEST_HARNESS_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include <mpi.h>
 
@@ -29,6 +30,15 @@ void mpi_or_die(int rc, const char *what);
  * line, when they disagree. */
 int check_recovered_calls(ftc_comm_t comm, long *before, int recovery_rounds, int rank,
                           int call);
+
+/* The ranks of `comm` (p of them, at most 64) it knows dead now, as a bitmap. */
+uint64_t known_dead_ranks(ftc_comm_t comm, int p);
+
+/* The last call's S (ftc_allreduce_last_report's in_result) as a bitmap
+ * in *set, its recovery rounds checked by check_recovered_calls (`before`
+ * as there). Returns 1, with a FAIL line, when there is no report or the
+ * counts disagree. */
+int reported_set(ftc_comm_t comm, long *before, int rank, int p, int call, uint64_t *set);
 
 /* The MPI error class of a return code (MPI_SUCCESS stays itself). */
 int class_of(int rc);

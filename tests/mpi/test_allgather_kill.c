@@ -33,6 +33,8 @@
 #include "harness.h"
 
 enum { CALLS = 7, MAX_RANKS = 64, UNTOUCHED = -1 };
+
+static long recovered_before = 0;   /* check_recovered_calls' count (one communicator) */
 static const int COUNTS[CALLS] = { 1, 3, 1000, 8, 20000, 5, 2 };
 
 static bool as_v = false;   /* FTCOLL_TEST_ALLGATHERV=1: the calls are ftc_allgatherv's */
@@ -80,17 +82,6 @@ static MPI_Datatype reversed_pair(void)
     return type;
 }
 
-/* The ranks this rank knows dead now, as a bitmap. */
-static uint64_t known_dead(ftc_comm_t comm, int p)
-{
-    int live[MAX_RANKS], n = 0;
-    ftc_comm_live_ranks(comm, live, MAX_RANKS, &n);
-    uint64_t alive = 0;
-    for (int i = 0; i < n; i++)
-        alive |= (uint64_t)1 << live[i];
-    return ~alive & (p == 64 ? ~(uint64_t)0 : (((uint64_t)1 << p) - 1));
-}
-
 /* Region by region: a valid block exact, the rest of its region untouched;
  * the region of a rank dead before the call untouched. */
 static int check_blocks(int rank, int p, int call, const int *data, int region, int stride,
@@ -112,22 +103,6 @@ static int check_blocks(int rank, int p, int call, const int *data, int region, 
         }
     }
     return 0;
-}
-
-/* The report's S as a bitmap; the recovery count checked against it. */
-static int read_valid(ftc_comm_t comm, int rank, int p, int call, uint64_t *valid)
-{
-    static long before = 0;   /* one communicator */
-    ftc_allreduce_report report;
-    int in_result[MAX_RANKS];
-    if (ftc_allreduce_last_report(comm, &report, in_result, NULL) != MPI_SUCCESS) {
-        fprintf(stderr, "FAIL rank %d call %d: no report: %s\n", rank, call, ftc_error_message());
-        return 1;
-    }
-    *valid = 0;
-    for (int r = 0; r < p; r++)
-        *valid |= (uint64_t)(in_result[r] != 0) << r;
-    return check_recovered_calls(comm, &before, report.recovery_rounds, rank, call);
 }
 
 /* The call as an allgather, or as an allgatherv of the same blocks. */
@@ -169,7 +144,7 @@ static int check_call(ftc_comm_t comm, int rank, int p, int call, uint64_t *vali
     if (in_place(call))
         for (size_t i = 0; i < block_ints; i++)
             own_region[i] = mine[i];
-    const uint64_t dead_before = known_dead(comm, p);
+    const uint64_t dead_before = known_dead_ranks(comm, p);
     const int rc = gather(in_place(call) ? MPI_IN_PLACE : reversed ? reversed_block : mine,
                           reversed ? count / 2 : count, send_type, data, call, region, type,
                           comm, p);
@@ -180,7 +155,7 @@ static int check_call(ftc_comm_t comm, int rank, int p, int call, uint64_t *vali
                 class_name(class_of(rc)), ftc_error_message());
         wrong++;
     } else {
-        wrong += read_valid(comm, rank, p, call, valid);
+        wrong += reported_set(comm, &recovered_before, rank, p, call, valid);
         if (!(*valid >> rank & 1)) {
             fprintf(stderr, "FAIL rank %d call %d: its own block is not reported valid\n", rank,
                     call);

@@ -530,6 +530,61 @@ static int check_allgatherv_arguments(ftc_comm_t comm, int rank, int p)
     return f;
 }
 
+/* Every check fails alike on every rank (each call's arguments are bad
+ * everywhere), so no rank goes on into a gather the others left. */
+static int check_gather_arguments(ftc_comm_t comm, int rank, int p)
+{
+    int send[4] = { 0 }, recv[4 * 64];
+    int f = expect_error("ftc_gather to root p", ftc_gather(send, 2, MPI_INT, recv, 2, MPI_INT, p,
+                                                            comm), MPI_ERR_ROOT, "root");
+    f += expect_error("ftc_gather to root -1",
+                      ftc_gather(send, 2, MPI_INT, recv, 2, MPI_INT, -1, comm), MPI_ERR_ROOT,
+                      NULL);
+    f += expect_error("ftc_gather with a negative sendcount",
+                      ftc_gather(send, -1, MPI_INT, recv, 2, MPI_INT, 0, comm), MPI_ERR_COUNT,
+                      "sendcount");
+    f += expect_error("ftc_gather with a NULL send type",
+                      ftc_gather(send, 2, MPI_DATATYPE_NULL, recv, 2, MPI_INT, 0, comm),
+                      MPI_ERR_TYPE, NULL);
+    f += expect_error("ftc_gather from a NULL buffer",
+                      ftc_gather(NULL, 2, MPI_INT, recv, 2, MPI_INT, 0, comm), MPI_ERR_BUFFER,
+                      NULL);
+    if (p > 1)   /* each rank names another as root: none of them is */
+        f += expect_error("ftc_gather, MPI_IN_PLACE off the root",
+                          ftc_gather(MPI_IN_PLACE, 2, MPI_INT, recv, 2, MPI_INT, (rank + 1) % p,
+                                     comm), MPI_ERR_BUFFER, "MPI_IN_PLACE");
+    /* each rank names itself as root: the root's own checks, everywhere */
+    f += expect_error("ftc_gather, the root's send bytes unlike its receive block",
+                      ftc_gather(send, 3, MPI_INT, recv, 2, MPI_INT, rank, comm), MPI_ERR_ARG,
+                      "recvcount");
+    f += expect_error("ftc_gather into a NULL buffer at the root",
+                      ftc_gather(send, 2, MPI_INT, NULL, 2, MPI_INT, rank, comm), MPI_ERR_BUFFER,
+                      NULL);
+    f += expect_error("ftc_gather with a negative recvcount at the root",
+                      ftc_gather(MPI_IN_PLACE, 2, MPI_INT, recv, -2, MPI_INT, rank, comm),
+                      MPI_ERR_COUNT, "recvcount");
+    f += expect_error("ftc_gather on a NULL ftc_comm_t",
+                      ftc_gather(send, 2, MPI_INT, recv, 2, MPI_INT, 0, NULL), MPI_ERR_COMM,
+                      NULL);
+    ftc_gather_algorithm alg;
+    f += expect_error("ftc_gather_algorithm_parse(\"ring\")",
+                      ftc_gather_algorithm_parse("ring", &alg), MPI_ERR_ARG, "linear_sync (3)");
+    f += expect_error("ftc_gather_set_algorithm(4)",
+                      ftc_gather_set_algorithm(comm, (ftc_gather_algorithm)4), MPI_ERR_ARG, NULL);
+    ftc_gather_choice choice;
+    f += expect_error("ftc_gather_last_choice on NULL", ftc_gather_last_choice(NULL, &choice),
+                      MPI_ERR_COMM, NULL);
+    /* and a good call still works after them all */
+    for (int i = 0; i < 2; i++)
+        send[i] = rank * 10 + i;
+    f += expect_success("ftc_gather after the errors",
+                        ftc_gather(send, 2, MPI_INT, recv, 2, MPI_INT, p - 1, comm));
+    for (int r = 0; r < p && rank == p - 1; r++)
+        for (int i = 0; i < 2; i++)
+            f += expect_true("ftc_gather's blocks", recv[2 * r + i] == r * 10 + i);
+    return f;
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -563,6 +618,7 @@ int main(int argc, char **argv)
     f += check_uncommitted_type(comm);
     f += check_cross_rank_count_mismatch(comm, my_rank, p);
     f += check_allgatherv_arguments(comm, my_rank, p);
+    f += check_gather_arguments(comm, my_rank, p);
     f += check_fault_tolerance_api(comm, p);
     f += expect_success("ftc_comm_free", ftc_comm_free(&comm));
     f += expect_true("ftc_comm_free sets the handle to NULL", comm == NULL);
