@@ -2,7 +2,7 @@
  * ftcrun-check: checks one ftcrun setting before anything is launched, with
  * the parsers the library itself uses (no MPI).
  *
- *   ftcrun-check inject|guard|watchdog|allgather|allgatherv|bcast|tree TEXT
+ *   ftcrun-check inject|guard|watchdog|allgather|allgatherv|gather|bcast|tree TEXT
  *   ftcrun-check topology FILE      (prints the file's number of ranks)
  *
  * Exit 0 when TEXT is valid; else 1, the reason on stderr.
@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "allgather/algorithms.h"
+#include "gather/algorithms.h"
 #include "guard/settings.h"
 #include "inject.h"
 #include "bcast/trees/settings.h"
@@ -43,10 +44,21 @@ static int check_allgatherv(const char *text, char *why, size_t why_size)
     return 0;
 }
 
+static int check_gather(const char *text, char *why, size_t why_size)
+{
+    ftc_gather_algorithm alg;
+    if (ftc_gather_parse_name(text, &alg))
+        return 1;
+    char valid[256];
+    ftc_gather_list_names(valid, sizeof(valid));
+    snprintf(why, why_size, "unknown gather algorithm \"%s\" (expected %s)", text, valid);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 3) {
-        fprintf(stderr, "usage: ftcrun-check inject|guard|watchdog|allgather|allgatherv|bcast|tree TEXT\n"
+        fprintf(stderr, "usage: ftcrun-check inject|guard|watchdog|allgather|allgatherv|gather|bcast|tree TEXT\n"
                         "       ftcrun-check topology FILE\n");
         return 2;
     }
@@ -66,6 +78,8 @@ int main(int argc, char **argv)
         ok = check_allgather(text, why, sizeof(why));
     } else if (strcmp(what, "allgatherv") == 0) {
         ok = check_allgatherv(text, why, sizeof(why));
+    } else if (strcmp(what, "gather") == 0) {
+        ok = check_gather(text, why, sizeof(why));
     } else if (strcmp(what, "bcast") == 0) {
         ftc_bcast_alg alg;
         ok = ftc_bcast_alg_parse(text, &alg, why, sizeof(why));

@@ -236,6 +236,29 @@ int MPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
     return finish(lc, comm, "MPI_Allgatherv", rc, rc == FTC_ERR_STOPPED);
 }
 
+/* ---- MPI_Gather ------------------------------------------------------------ */
+
+int MPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+               int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
+{
+    layer_comm *lc = routed(comm, LAYER_GATHER);
+    if (!lc)
+        return PMPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root,
+                           comm);
+    layer_depth++;
+    const int rc = ftc_gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root,
+                              lc->ftc);
+    ftc_gather_choice choice;
+    if (rc == MPI_SUCCESS) {
+        layer_note_ft_call(lc);
+        if (ftc_gather_last_choice(lc->ftc, &choice) == MPI_SUCCESS)
+            lc->stats.gather_runs[choice.executed]++;
+    }
+    layer_depth--;
+    lc->stats.routed[LAYER_GATHER]++;
+    return finish(lc, comm, "MPI_Gather", rc, rc == FTC_ERR_STOPPED);
+}
+
 /* ---- MPI_Bcast and MPI_Barrier ----------------------------------------- */
 
 int MPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm)

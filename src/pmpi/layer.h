@@ -6,7 +6,8 @@
  *   init.c         MPI_Init(_thread), MPI_Finalize, MPI_Comm_free; settings
  *   comms.c        one layer_comm per communicator the program used in a
  *                  collective: its ftcoll communicator, made on first use
- *   collectives.c  MPI_Allreduce, MPI_Allgather(v), MPI_Bcast, MPI_Barrier
+ *   collectives.c  MPI_Allreduce, MPI_Allgather(v), MPI_Gather, MPI_Bcast,
+ *                  MPI_Barrier
  *   summary.c      what the layer did, per process, for ftcrun's summary
  *
  * ftcoll itself calls MPI: while a thread is inside ftcoll (layer_depth > 0)
@@ -27,7 +28,8 @@ typedef enum {
     LAYER_BCAST = 2,
     LAYER_BARRIER = 3,
     LAYER_ALLGATHERV = 4,
-    LAYER_KINDS = 5
+    LAYER_GATHER = 5,
+    LAYER_KINDS = 6
 } layer_kind;
 
 const char *layer_kind_name(layer_kind kind);   /* "allreduce", ... */
@@ -37,6 +39,7 @@ typedef struct {
     long routed[LAYER_KINDS];          /* calls run by ftcoll */
     long allgather_runs[FTC_ALLGATHER_ALGORITHM_COUNT];   /* by executed algorithm */
     long allgatherv_runs[FTC_ALLGATHERV_ALGORITHM_COUNT];
+    long gather_runs[FTC_GATHER_ALGORITHM_COUNT];
     long recovery_rounds;              /* of the fault-tolerant engine */
     long checkins, stops, warnings;    /* guard */
     long tree_calls;                   /* broadcasts over a tree (FTCOLL_BCAST, FTCOLL_TOPOLOGY) */

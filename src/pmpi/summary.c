@@ -34,6 +34,8 @@ void layer_summary_add(const layer_stats *s)
         total.allgather_runs[a] += s->allgather_runs[a];
     for (int a = 0; a < FTC_ALLGATHERV_ALGORITHM_COUNT; a++)
         total.allgatherv_runs[a] += s->allgatherv_runs[a];
+    for (int a = 0; a < FTC_GATHER_ALGORITHM_COUNT; a++)
+        total.gather_runs[a] += s->gather_runs[a];
     total.recovery_rounds += s->recovery_rounds;
     total.checkins += s->checkins;
     total.stops += s->stops;
@@ -100,6 +102,10 @@ void layer_summary_write(int status)
             fprintf(f, "allgatherv.%s=%ld\n",
                     ftc_allgatherv_algorithm_name((ftc_allgatherv_algorithm)a),
                     total.allgatherv_runs[a]);
+    for (int a = 0; a < FTC_GATHER_ALGORITHM_COUNT; a++)
+        if (total.gather_runs[a])
+            fprintf(f, "gather.%s=%ld\n", ftc_gather_algorithm_name((ftc_gather_algorithm)a),
+                    total.gather_runs[a]);
     fprintf(f, "recovery_rounds=%ld\ncheckins=%ld\nstops=%ld\nwarnings=%ld\n",
             total.recovery_rounds, total.checkins, total.stops, total.warnings);
     if (total.tree_calls)

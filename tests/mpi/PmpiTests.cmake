@@ -93,11 +93,14 @@ pmpi_test(pmpi.ftcrun.bad_guard 1 ${expect_run} 2 "--guard \"every=x\": " --
 pmpi_test(pmpi.ftcrun.bad_algorithm 1 ${expect_run} 2
   "unknown allgather algorithm \"rin\" \\(expected auto, linear, bruck" --
   ${ftcrun} -n 2 --algorithm allgather=rin -- true)
+pmpi_test(pmpi.ftcrun.bad_gather_algorithm 1 ${expect_run} 2
+  "unknown gather algorithm \"ring\" \\(expected auto \\(0\\), basic_linear" --
+  ${ftcrun} -n 2 --algorithm gather=ring -- true)
 pmpi_test(pmpi.ftcrun.bad_allgatherv_algorithm 1 ${expect_run} 2
   "unknown allgatherv algorithm \"recursive_doubling\" \\(expected auto \\(0\\), linear" --
   ${ftcrun} -n 2 --algorithm allgatherv=recursive_doubling -- true)
 pmpi_test(pmpi.ftcrun.bad_collective 1 ${expect_run} 2
-  "--algorithm: unknown collective \"gather\"" -- ${ftcrun} -n 2 --algorithm gather=ring -- true)
+  "--algorithm: unknown collective \"scatter\"" -- ${ftcrun} -n 2 --algorithm scatter=linear -- true)
 pmpi_test(pmpi.ftcrun.bad_ranks 1 ${expect_run} 2 "-n \"0\": expected an integer >= 1" --
   ${ftcrun} -n 0 -- true)
 pmpi_test(pmpi.ftcrun.no_program 1 ${expect_run} 2 "no program to run" -- ${ftcrun} -n 2)
@@ -134,6 +137,13 @@ pmpi_test(pmpi.semantics.topology.p08 8 ${expect_run} 0 "pmpi p=8: all checks pa
 pmpi_test(pmpi.semantics.allgatherv_bruck.p05 5 ${expect_run} 0 "pmpi p=5: all checks passed"
   "allgatherv: bruck x[1-9]" --
   ${ftcrun_launch} -n 5 --algorithm allgatherv=bruck -- $<TARGET_FILE:pmpi_test_pmpi>)
+# every MPI_Gather by linear_sync
+pmpi_test(pmpi.semantics.gather_linear_sync.p04 4 ${expect_run} 0 "pmpi p=4: all checks passed"
+  "gather: linear_sync x[1-9]" --
+  ${ftcrun_launch} -n 4 --algorithm gather=linear_sync -- $<TARGET_FILE:pmpi_test_pmpi>)
+pmpi_test(pmpi.semantics.gather_native.p03 3 ${expect_run} 0 "pmpi p=3: all checks passed"
+  "gather 0 by ftcoll, [1-9][0-9]* by MPI" --
+  ${ftcrun_launch} -n 3 --algorithm gather=native -- $<TARGET_FILE:pmpi_test_pmpi>)
 pmpi_test(pmpi.semantics.mst.p05 5 ${expect_run} 0 "pmpi p=5: all checks passed"
   "broadcast trees: [1-9][0-9]* call\\(s\\), the last over the mst tree" --
   ${ftcrun_launch} -n 5 --algorithm bcast=mst -- $<TARGET_FILE:pmpi_test_pmpi>)

@@ -13,6 +13,7 @@
  *   - sub-communicators made and freed in a loop; an intercommunicator
  *   - errors with MPI_ERRORS_RETURN: the same class MPI gives
  */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -188,6 +189,37 @@ static void check_allgatherv(MPI_Comm comm)
     free(displs);
 }
 
+/* ---- gather --------------------------------------------------------------- */
+
+/* MPI_Gather to every root, in place and not: the root's blocks exact, a
+ * margin past them untouched, no other rank's buffer written. */
+static void check_gather(MPI_Comm comm)
+{
+    int me, p;
+    MPI_Comm_rank(comm, &me);
+    MPI_Comm_size(comm, &p);
+    enum { N = 3 };
+    int *all = malloc(sizeof(int) * (size_t)(N * p + 2)), mine[N];
+    for (int i = 0; i < N; i++)
+        mine[i] = me * 100 + i;
+    for (int root = 0; root < p; root++) {
+        for (int in_place = 0; in_place < 2; in_place++) {
+            for (int i = 0; i < N * p + 2; i++)
+                all[i] = -7;
+            const bool here_in_place = in_place && me == root;
+            if (here_in_place)
+                memcpy(all + N * me, mine, sizeof(mine));
+            MPI_Gather(here_in_place ? MPI_IN_PLACE : mine, N, MPI_INT, all, N, MPI_INT, root,
+                       comm);
+            for (int i = 0; i < N * p + 2; i++) {
+                const int want = me == root && i < N * p ? (i / N) * 100 + i % N : -7;
+                expect(all[i] == want, in_place ? "gather in place" : "gather", all[i], want);
+            }
+        }
+    }
+    free(all);
+}
+
 /* ---- bcast -------------------------------------------------------------- */
 
 static void check_bcast(MPI_Comm comm)
@@ -229,6 +261,7 @@ static void check_communicators(void)
         check_allreduce(half, "allreduce on a split");
         check_allgather(half);
         check_allgatherv(half);
+        check_gather(half);
         MPI_Comm_dup(half, &copy);
         check_bcast(copy);
         MPI_Barrier(copy);
