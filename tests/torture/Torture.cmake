@@ -10,8 +10,8 @@
 #
 # torture.bounded (label torture) runs FTCOLL_TORTURE_JOBS jobs over p = 2..16
 # (about 2 s a job on two cores when nothing hangs; a hang costs the job's
-# time limit), torture.allgather and torture.allgatherv a third as many
-# each of back-to-back allgathers and allgathervs.
+# time limit), torture.allgather, torture.allgatherv and torture.gather a
+# third as many each of back-to-back allgathers, allgathervs and gathers.
 # `make torture TORTURE_JOBS=1000` runs a long one.
 if(NOT FTCOLL_HAVE_ULFM)
   return()
@@ -52,9 +52,16 @@ add_test(NAME torture.allgatherv
           --time-limit ${FTCOLL_TORTURE_TIME_LIMIT} --build ${PROJECT_BINARY_DIR}
           --mpi-prefix ${FTCOLL_MPI_PREFIX_DIR}
           --keep-logs ${CMAKE_CURRENT_BINARY_DIR}/torture-logs-allgatherv)
+add_test(NAME torture.gather
+  COMMAND ${torture_dir}/torture.py --jobs ${torture_allgather_jobs}
+          --seed ${FTCOLL_TORTURE_SEED} --collective gather
+          --time-limit ${FTCOLL_TORTURE_TIME_LIMIT} --build ${PROJECT_BINARY_DIR}
+          --mpi-prefix ${FTCOLL_MPI_PREFIX_DIR}
+          --keep-logs ${CMAKE_CURRENT_BINARY_DIR}/torture-logs-gather)
 # Every job oversubscribes both cores and runs against a time limit, and
 # the calibration times failure-free runs: nothing else runs beside it.
-set_tests_properties(torture.bounded torture.allgather torture.allgatherv PROPERTIES
+set_tests_properties(torture.bounded torture.allgather torture.allgatherv torture.gather
+  PROPERTIES
   LABELS torture
   TIMEOUT 900
   RUN_SERIAL ON

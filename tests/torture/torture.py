@@ -44,6 +44,7 @@ KILL_SHARE = 0.6           # kills fall in this first share of the calls
 ALLGATHER_ALGORITHMS = ["linear", "bruck", "recursive_doubling", "ring", "neighbor_exchange",
                         "two_proc", "sparbit"]
 ALLGATHERV_ALGORITHMS = ["linear", "bruck", "ring", "neighbor_exchange", "two_proc", "sparbit"]
+GATHER_ALGORITHMS = ["basic_linear", "binomial", "linear_sync"]
 CALIBRATION_CALLS = 400
 MAX_CALLS = 50000
 
@@ -99,15 +100,16 @@ def parse_args(argv):
                          "(default %(default)s)")
     ap.add_argument("--length", type=int, default=0,
                     help="one fixed vector length for every call (default: cycle)")
-    ap.add_argument("--collective", choices=["allreduce", "bcast", "allgather", "allgatherv"],
+    ap.add_argument("--collective", choices=["allreduce", "bcast", "allgather", "allgatherv", "gather"],
                     default="allreduce",
                     help="what torture_api calls back to back: ftc_allreduce (with a "
                          "broadcast and a barrier every 16 calls), ftc_bcast from "
                          "varying roots, runs of seventy small ones (1 .. 256 doubles), "
                          "then 1000 and 100000 doubles, or ftc_allgather of 1 .. 4096 "
                          "ints per block, every other call in place, or ftc_allgatherv of "
-                         "such blocks, some shorter or empty, in reverse rank order "
-                         "(default allreduce)")
+                         "such blocks, some shorter or empty, in reverse rank order, "
+                         "or ftc_gather of such blocks to a root that moves from call to "
+                         "call (default allreduce)")
     ap.add_argument("--keep-all", action="store_true",
                     help="with --keep-logs: keep every job's log, not only failing ones'")
     ap.add_argument("--verbose", action="store_true", help="print every job's reasons")
@@ -502,10 +504,11 @@ def plan_job(args, job):
     # half the jobs force one allgather algorithm, whatever p and the sizes
     allgather = rng.choice(ALLGATHER_ALGORITHMS) if rng.random() < 0.5 else "auto"
     allgatherv = rng.choice(ALLGATHERV_ALGORITHMS) if rng.random() < 0.5 else "auto"
+    gather = rng.choice(GATHER_ALGORITHMS) if rng.random() < 0.5 else "auto"
     return {"job": job, "p": p, "program": program, "after": after, "variation": variation,
             "victims": victims, "fractions": fractions, "jitters": jitters, "gaps": gaps,
             "bcast_plan": bcast_plan, "bcast_confirm": bcast_confirm, "allgather": allgather,
-            "allgatherv": allgatherv}
+            "allgatherv": allgatherv, "gather": gather}
 
 
 def kill_schedule(plan, calls, seconds_per_call):
@@ -639,7 +642,8 @@ def run_job(args, env, calibrator, plan):
     job_env = dict(env, FTCOLL_BCAST_PLAN=plan["bcast_plan"],
                    FTCOLL_BCAST_CONFIRM=plan["bcast_confirm"],
                    FTCOLL_ALLGATHER_ALGORITHM=plan["allgather"],
-                   FTCOLL_ALLGATHERV_ALGORITHM=plan["allgatherv"])
+                   FTCOLL_ALLGATHERV_ALGORITHM=plan["allgatherv"],
+                   FTCOLL_GATHER_ALGORITHM=plan["gather"])
     with tempfile.TemporaryDirectory(prefix="torture-") as workdir:
         res = launch(args, job_env, workdir, program, p, calls, plan["after"], schedule)
     verdict, reasons = judge(program, p, calls, res, args.tag_window)
@@ -652,6 +656,8 @@ def run_job(args, env, calibrator, plan):
         what += " FTCOLL_ALLGATHER_ALGORITHM=" + plan["allgather"]
     if plan["allgatherv"] != "auto":
         what += " FTCOLL_ALLGATHERV_ALGORITHM=" + plan["allgatherv"]
+    if plan["gather"] != "auto":
+        what += " FTCOLL_GATHER_ALGORITHM=" + plan["gather"]
     notes = res["stderr"].count("MPI_Finalize still waits")
     line = "job %d p=%d %s calls=%d kills=[%s] (%s) %s %.1fs%s" % (
         plan["job"], p, what, calls, describe_kills(res, schedule), plan["variation"],

@@ -26,8 +26,16 @@
  * empty for r = 1 mod 3 on every third call, the blocks in reverse rank
  * order, each in a region of the longest block's length.
  *
+ * With --collective gather every call is an ftc_gather of the allgather's
+ * lengths to a pseudo-random root (a dead one too), in place at the root
+ * every other call. The root checks every block of its S exact, the block
+ * of every rank known dead before the call untouched, and that S holds
+ * every rank not reported dead; the others have nothing to check but
+ * MPI_SUCCESS. One checked ftc_allreduce ends the loop (its S is the
+ * line's).
+ *
  * Usage: torture_api CALLS [--length N] [--after none|allgather|survivors|both]
- *                    [--collective allreduce|bcast|allgather|allgatherv]
+ *                    [--collective allreduce|bcast|allgather|allgatherv|gather]
  * Environment: TORTURE_PIDS, TORTURE_STARTED, TORTURE_PROGRESS (the pids,
  * the start of the calls and each rank's call number, for the driver: see
  * torture_launch.h).
@@ -77,7 +85,8 @@ typedef enum {
 
 typedef enum { AFTER_NONE, AFTER_ALLGATHER, AFTER_SURVIVORS, AFTER_BOTH } after_loop;
 
-typedef enum { LOOP_ALLREDUCE, LOOP_BCAST, LOOP_ALLGATHER, LOOP_ALLGATHERV } loop_collective;
+typedef enum { LOOP_ALLREDUCE, LOOP_BCAST, LOOP_ALLGATHER, LOOP_ALLGATHERV,
+               LOOP_GATHER } loop_collective;
 
 typedef struct {
     int calls;
@@ -589,6 +598,50 @@ static int torture_allgather_loop_call(ftc_comm_t comm, run_state *st, const opt
     return 0;
 }
 
+/* --collective gather: call `call` gathers to a root that moves from call
+ * to call. */
+static int gather_loop_root(int call, int p)
+{
+    return (int)(((unsigned)call * 2654435761u >> 8) % (unsigned)p);
+}
+
+static int torture_gather_loop_call(ftc_comm_t comm, run_state *st, const options *opt,
+                                    int call, int *mine, int *all)
+{
+    const int n = opt->fixed_length ? opt->fixed_length : allgather_loop_length(call);
+    const int root = gather_loop_root(call, st->p);
+    const bool at_root = st->rank == root, in_place = at_root && call % 2 == 0;
+    const block_layout b = layout_of(st, call, n, false);
+    for (size_t i = 0; i < (size_t)n * (size_t)st->p; i++)
+        all[i] = UNTOUCHED;
+    int *own = in_place ? region(&b, all, st->rank) : mine;
+    for (int i = 0; i < n; i++)
+        own[i] = input_int(st->rank, call, i);
+    const uint64_t dead_before = known_dead(comm, st);
+    const int rc = ftc_gather(in_place ? MPI_IN_PLACE : mine, n, MPI_INT, all, n, MPI_INT, root,
+                              comm);
+    uint64_t s;
+    if (call_reported(comm, st, call, "ftc_gather", rc, &s) != 0)
+        return 1;
+    int bad = 0;
+    if (at_root) {
+        const uint64_t everyone = st->p == 64 ? ~0ULL : ((1ULL << st->p) - 1);
+        const uint64_t believed_alive = everyone & ~st->dead;
+        if ((believed_alive & ~s) != 0) {
+            fprintf(stderr, "FAIL rank %d call %d: the root's S=%#llx lacks a rank believed "
+                    "alive (alive %#llx)\n", st->rank, call, (unsigned long long)s,
+                    (unsigned long long)believed_alive);
+            bad++;
+        }
+        bad += check_blocks(st, call, &b, s, dead_before, all);
+    }
+    st->wrong += bad != 0;
+    const int32_t call_number = call;   /* S is the root's alone: not in the digest */
+    st->digest = torture_digest_add(st->digest, &call_number, sizeof(call_number));
+    st->done = call;
+    return 0;
+}
+
 /* ---- after the loop ---------------------------------------------------------- */
 
 /* ftc_allgather after the loop, dead ranks or not: every block of its S
@@ -706,6 +759,8 @@ static int parse_options(int argc, char **argv, options *opt)
                 opt->collective = LOOP_ALLGATHER;
             else if (strcmp(c, "allgatherv") == 0)
                 opt->collective = LOOP_ALLGATHERV;
+            else if (strcmp(c, "gather") == 0)
+                opt->collective = LOOP_GATHER;
             else
                 return 1;
         } else {
@@ -714,6 +769,7 @@ static int parse_options(int argc, char **argv, options *opt)
     }
     const int longest = opt->collective == LOOP_BCAST ? BCAST_LOOP_MAX_LENGTH
                       : opt->collective == LOOP_ALLGATHER || opt->collective == LOOP_ALLGATHERV
+                        || opt->collective == LOOP_GATHER
                       ? ALLGATHER_MAX_LENGTH : MAX_LENGTH;
     return opt->calls < 1 || opt->fixed_length < 0 || opt->fixed_length > longest;
 }
@@ -728,7 +784,7 @@ int main(int argc, char **argv)
     if (parse_options(argc, argv, &opt) != 0 || st.p > MAX_RANKS) {
         if (st.rank == 0)
             fprintf(stderr, "usage: torture_api CALLS [--length 1..%d] "
-                    "[--after none|allgather|survivors|both] [--collective allreduce|bcast|allgather|allgatherv] "
+                    "[--after none|allgather|survivors|both] [--collective allreduce|bcast|allgather|allgatherv|gather] "
                     "(at most %d ranks)\n",
                     MAX_LENGTH, MAX_RANKS);
         MPI_Finalize();
@@ -760,13 +816,15 @@ int main(int argc, char **argv)
             ? torture_bcast_loop_call(comm, &st, &opt, call, broadcast)
             : opt.collective == LOOP_ALLGATHER || opt.collective == LOOP_ALLGATHERV
             ? torture_allgather_loop_call(comm, &st, &opt, call, send, gathered)
+            : opt.collective == LOOP_GATHER
+            ? torture_gather_loop_call(comm, &st, &opt, call, send, gathered)
             : torture_call(comm, &st, &opt, call, user_op, send, recv) != 0
               || torture_other(comm, &st, call) != 0;
         if (stop)
             break;
     }
-    /* broadcasts report no S of the survivors: one allreduce gives it */
-    if (opt.collective == LOOP_BCAST && st.errors == 0) {
+    /* broadcasts and gathers report no S of the survivors: one allreduce gives it */
+    if ((opt.collective == LOOP_BCAST || opt.collective == LOOP_GATHER) && st.errors == 0) {
         const options cycling = { .calls = opt.calls, .fixed_length = 0 };
         torture_call(comm, &st, &cycling, opt.calls + 1, user_op, send, recv);
     }

@@ -32,6 +32,11 @@
  * rank alive then was alive at the allgather's end: a survivor, whose
  * block every survivor gets).
  *
+ * Four calls later, one MPI_Gather of the same blocks to a rank of the last
+ * S that moves from gather to gather, every other one in place: the root
+ * checks its buffer as the allgather's, and at the next allreduce the
+ * block of every rank of its S; the others check only MPI_SUCCESS.
+ *
  * Usage: torture_pmpi CALLS [--length N]
  * Environment: TORTURE_PIDS, TORTURE_STARTED, TORTURE_PROGRESS as for
  * torture_api (torture_launch.h).
@@ -56,7 +61,8 @@
 #include "torture_launch.h"
 
 enum { MAX_RANKS = 31, MAX_LENGTH = TORTURE_MAX_LENGTH, MAX_REPORTED = 4 };   /* 3 * 4^30 < 2^63 */
-enum { BURST_EVERY = 16, BURST_CALLS = 70, GATHER_AT = 8, UNTOUCHED = -1 };
+enum { BURST_EVERY = 16, BURST_CALLS = 70, GATHER_AT = 8, GATHER_TO_ROOT_AT = 12,
+       UNTOUCHED = -1 };
 
 
 typedef struct {
@@ -220,6 +226,24 @@ static int block_state(const long long *block, int n, int call, int r)
     return exact == n;
 }
 
+/* A gathered buffer: its own block exact, every other one its owner's or
+ * untouched; the exact ones, for the next allreduce to compare with its S. */
+static void check_gathered(run_state *st, int call, const char *name, const long long *all,
+                           const int *displs, int n)
+{
+    st->gathered = 0;
+    st->gathered_call = call;
+    for (int r = 0; r < st->p; r++) {
+        const int state = block_state(all + displs[r], n, call, r);
+        if (state < 0 || (r == st->rank && state != 1)) {
+            fprintf(stderr, "MISMATCH rank %d call %d: %s block %d of %d long longs "
+                    "is neither its owner's nor untouched\n", st->rank, call, name, r, n);
+            st->wrong++;
+        }
+        st->gathered |= (uint64_t)(state == 1) << r;
+    }
+}
+
 static void gather(run_state *st, int call, long long *send, long long *all)
 {
     static const int lengths[] = { 1, 100, 1000 };
@@ -246,17 +270,39 @@ static void gather(run_state *st, int call, long long *send, long long *all)
         st->errors++;
         return;
     }
-    st->gathered = 0;
-    st->gathered_call = call;
+    check_gathered(st, call, name, all, displs, n);
+}
+
+/* MPI_Gather of the same blocks to a rank of the last S. */
+static void gather_to_root(run_state *st, int call, long long *send, long long *all)
+{
+    static const int lengths[] = { 1, 100, 1000 };
+    const int n = lengths[(call / BURST_EVERY) % 3], in_place = (call / BURST_EVERY) % 2;
+    int members = 0, pick = 0, root = 0, displs[MAX_RANKS];
     for (int r = 0; r < st->p; r++) {
-        const int state = block_state(all + displs[r], n, call, r);
-        if (state < 0 || (r == st->rank && state != 1)) {
-            fprintf(stderr, "MISMATCH rank %d call %d: %s block %d of %d long longs "
-                    "is neither its owner's nor untouched\n", st->rank, call, name, r, n);
-            st->wrong++;
-        }
-        st->gathered |= (uint64_t)(state == 1) << r;
+        members += (st->s >> r) & 1u;
+        displs[r] = r * n;
     }
+    pick = (call / BURST_EVERY) % (members > 0 ? members : 1);
+    for (int r = 0; r < st->p; r++)
+        if ((st->s >> r) & 1u && pick-- == 0)
+            root = r;
+    const bool at_root = st->rank == root;
+    for (size_t i = 0; i < (size_t)n * (size_t)st->p; i++)
+        all[i] = UNTOUCHED;
+    long long *own = in_place && at_root ? all + displs[st->rank] : send;
+    for (int i = 0; i < n; i++)
+        own[i] = gather_element(call, st->rank, i);
+    const int rc = MPI_Gather(in_place && at_root ? MPI_IN_PLACE : send, n, MPI_LONG_LONG, all,
+                              n, MPI_LONG_LONG, root, MPI_COMM_WORLD);
+    if (rc != MPI_SUCCESS) {
+        fprintf(stderr, "ERROR rank %d call %d: MPI_Gather to %d returned %d\n", st->rank, call,
+                root, rc);
+        st->errors++;
+        return;
+    }
+    if (at_root)
+        check_gathered(st, call, "MPI_Gather", all, displs, n);
 }
 
 /* The survivors' digests, compared by one more (fault-tolerant) allreduce. */
@@ -297,6 +343,8 @@ int main(int argc, char **argv)
             burst(&st, call, send);
         if (call % BURST_EVERY == GATHER_AT)
             gather(&st, call, send, recv);
+        if (call % BURST_EVERY == GATHER_TO_ROOT_AT)
+            gather_to_root(&st, call, send, recv);
         if (st.errors)
             break;
     }
