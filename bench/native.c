@@ -20,7 +20,8 @@
  *
  * Reported: the median over the rounds of each side, and their ratio,
  * layer / native. Sizes are bytes per rank: the vector of an allreduce
- * (MPI_FLOAT, MPI_SUM), the block of an allgather(v), the message of a
+ * (MPI_FLOAT, MPI_SUM), the block of an allgather(v) or a gather (to
+ * root 0), the message of a
  * broadcast (MPI_BYTE, root 0); a barrier has none (0).
  */
 #include <stdint.h>
@@ -79,6 +80,13 @@ static int allgatherv(int bytes, char *out, int native)
                                    MPI_COMM_WORLD);
 }
 
+/* Every rank's block `bytes` to root 0, in rank order there. */
+static int gather(int bytes, char *out, int native)
+{
+    return native ? PMPI_Gather(send_buf, bytes, MPI_BYTE, out, bytes, MPI_BYTE, 0, MPI_COMM_WORLD)
+                  : MPI_Gather(send_buf, bytes, MPI_BYTE, out, bytes, MPI_BYTE, 0, MPI_COMM_WORLD);
+}
+
 /* The root sends its send buffer; the others receive into `out`. */
 static int bcast(int bytes, char *out, int native)
 {
@@ -104,6 +112,7 @@ static const collective collectives[] = {
     { "allreduce", allreduce, 1, 0 },
     { "allgather", allgather, 1, 1 },
     { "allgatherv", allgatherv, 1, 1 },
+    { "gather", gather, 1, 1 },
     { "bcast", bcast, 1, 0 },
     { "barrier", barrier, 0, 0 },
 };
@@ -153,6 +162,8 @@ static void check(const collective *c, int bytes)
         fail("the native call failed", c, bytes);
     if (c->call == bcast && rank == 0)   /* the root's result is its own data */
         memcpy(layer_buf, native_buf, out_bytes);
+    if (c->call == gather && rank != 0)   /* only the root has a result */
+        return;
     if (memcmp(layer_buf, native_buf, out_bytes) != 0)
         fail("the layer's result differs from MPI's", c, bytes);
 }
@@ -216,7 +227,7 @@ static int usage(void)
 {
     fprintf(stderr, "usage: ftcoll-bench-native [--min-bytes N (>= 4)] [--max-bytes N (<= 16M)] "
                     "[--rounds R (1..%d)] [--block-seconds S (> 0)] [--csv FILE] "
-                    "[--only allreduce|allgather|allgatherv|bcast|barrier]\n", MAX_ROUNDS);
+                    "[--only allreduce|allgather|allgatherv|gather|bcast|barrier]\n", MAX_ROUNDS);
     return 2;
 }
 
