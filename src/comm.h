@@ -42,7 +42,7 @@ struct ftc_comm {
     int bcast_confirmation;     /* FTCOLL_BCAST_CONFIRM: an ftc_bcast_confirmation */
     bool bcast_processors_shared;   /* for FTCOLL_BCAST_CONFIRM=auto (processors.h) */
     long bcast_class_calls[8];  /* fault-tolerant broadcasts so far per size class, every
-                                 * rank alike: when tokens go (bcast/select.h) */
+                                 * rank alike: when tokens go (ft/tokens.h) */
 
     /* the modules' states, each private to its module (communicator.c's table) */
     struct ftc_ft *ft;                          /* ft/ft.h */

@@ -48,7 +48,7 @@ struct ftc_allreduce_state {
      * without tokens, ft_bcast.c) in window[call % FTC_FT_WINDOW], their
      * values one after the other in the arena, which starts afresh with
      * each window: it grows, doubling, to at most twice the most one window
-     * held (bcast/select.h bounds that), however the sizes vary over time */
+     * held (ft/tokens.h bounds that), however the sizes vary over time */
     ftc_kept_result kept;
     ftc_kept_result window[FTC_FT_WINDOW];
     char *arena;

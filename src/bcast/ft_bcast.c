@@ -67,7 +67,7 @@
 #include "scatter_ring.h"
 #include "select.h"
 
-_Static_assert(FTC_BCAST_TOKEN_CLASSES <= (int)(sizeof(((struct ftc_comm *)0)->bcast_class_calls) /
+_Static_assert(FTC_FT_TOKEN_CLASSES <= (int)(sizeof(((struct ftc_comm *)0)->bcast_class_calls) /
                                              sizeof(long)),
                "a counter per size class");
 
@@ -389,7 +389,7 @@ static int exchange(bcast_call *b, const plan_step *s, int step, sends_in_flight
  * window whatever the sizes, and every period-th call of its size class
  * (every FTC_FT_WINDOW-th for messages up to 16 KiB, every one above
  * 512 KiB), so that the results every rank keeps since the last call with
- * tokens (ft/reconcile.h) stay within FTC_BCAST_KEPT_BYTES per class. The
+ * tokens (ft/reconcile.h) stay within FTC_FT_KEPT_BYTES per class. The
  * scatter and ring synchronizes every rank anyway (scatter_ring.h).
  */
 static bool sends_tokens(const bcast_call *b)
@@ -397,7 +397,7 @@ static bool sends_tokens(const bcast_call *b)
     if (!ftc_ft_keeps_results(b->ft) || b->confirms)
         return false;
     return b->algorithm != FTC_BCAST_DISSEMINATION || !b->root_alive ||
-           ftc_bcast_sends_tokens(b->number, b->token_class, b->class_calls);
+           ftc_ft_sends_tokens(b->number, b->token_class, b->class_calls);
 }
 
 /*
@@ -580,7 +580,7 @@ int ftc_bcast_fault_tolerant(void *buf, int count, MPI_Datatype type, const ftc_
                              int root, ftc_comm_t comm)
 {
     const size_t bytes = (size_t)shape->size * (size_t)count;
-    const int token_class = ftc_bcast_token_class(bytes);
+    const int token_class = ftc_ft_token_class(bytes);
     bcast_call b = { .comm = comm, .ft = comm->ft, .buf = buf, .count = count, .type = type,
                      .extent = shape->extent, .type_size = shape->size, .bytes = bytes,
                      /* the checks remember a predefined type that passed */

@@ -62,32 +62,5 @@ bool ftc_bcast_confirms(size_t bytes, ftc_bcast_algorithm plan, ftc_bcast_confir
     if (bytes < FTC_BCAST_CONFIRM_BYTES || setting == FTC_BCAST_CONFIRM_OFF)
         return false;
     return setting == FTC_BCAST_CONFIRM_ON || processors_shared || plan == RING ||
-           bytes > FTC_BCAST_KEPT_BYTES;
-}
-
-_Static_assert((FTC_FT_WINDOW >> (FTC_BCAST_TOKEN_CLASSES - 1)) == 1,
-               "one class per period, FTC_FT_WINDOW .. 1");
-
-long ftc_bcast_token_period(size_t bytes)
-{
-    return FTC_FT_WINDOW >> ftc_bcast_token_class(bytes);
-}
-
-int ftc_bcast_token_class(size_t bytes)
-{
-    int k = 0;
-    while (k < FTC_BCAST_TOKEN_CLASSES - 1 &&
-           bytes > FTC_BCAST_KEPT_BYTES / (size_t)(FTC_FT_WINDOW >> k))
-        k++;
-    return k;
-}
-
-bool ftc_bcast_sends_tokens(long number, int token_class, long class_calls)
-{
-    const long period = FTC_FT_WINDOW >> token_class;
-    /* a period of the whole window: the call number's multiples bound the
-     * class's copies already, and its count, out of step with the number
-     * once another collective took one, would add a second wait a window */
-    return number % FTC_FT_WINDOW == 0 ||
-           (period < FTC_FT_WINDOW && class_calls % period == 0);
+           bytes > FTC_FT_KEPT_BYTES;
 }

@@ -19,19 +19,9 @@
  *
  * The tokens: a broadcast by the binomial flow sends its empty messages,
  * which keep the calls in progress within FTC_FT_WINDOW of each other,
- * only on some calls; every rank keeps a copy of each result since the
- * last call with tokens, for ranks still inside it when others meet
- * (ft/reconcile.h). A call whose number is a multiple of FTC_FT_WINDOW
- * has them whatever its size, so no more than FTC_FT_WINDOW - 1 calls
- * without come in a row, and at most FTC_FT_WINDOW - 1 copies of up to
- * FTC_BCAST_KEPT_BYTES / FTC_FT_WINDOW; each larger size class has them
- * once every `period` of its own calls: the window, halved until the
- * copies of one period fit in FTC_BCAST_KEPT_BYTES (down to 1: tokens
- * every call). The copies kept at a time stay within FTC_BCAST_KEPT_BYTES
- * per class, whatever the order of the sizes: counted by call number
- * instead, a program alternating a small broadcast with a large one would
- * bring the large ones only on odd numbers, never a multiple of their
- * period.
+ * only on some calls, by the periods of ft/tokens.h; between them every
+ * rank keeps a copy of each result, for ranks still inside a call when
+ * others meet (ft/reconcile.h).
  *
  * The confirmation: from FTC_BCAST_CONFIRM_BYTES on, a call may make sure
  * that no rank is late instead of copying its result for late ranks. It
@@ -43,7 +33,7 @@
  * confirms. With a processor per rank, the binomial flow keeps its copy:
  * the barrier would stop every rank at every call, where the copies let
  * the root start the next call while the leaves still receive the last,
- * up to FTC_BCAST_KEPT_BYTES (a larger copy would double the memory a
+ * up to FTC_FT_KEPT_BYTES (a larger copy would double the memory a
  * broadcast needs); the scatter and ring, which waits for every rank
  * anyway, confirms. FTCOLL_BCAST_CONFIRM (auto, on, off) overrides, the
  * same on every rank (off: copies at every size).
@@ -53,6 +43,8 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+
+#include "../ft/tokens.h"
 
 typedef enum {
     FTC_BCAST_AUTO = -1,          /* the table decides (FTCOLL_BCAST_PLAN unset or "auto") */
@@ -67,9 +59,9 @@ typedef enum {
     FTC_BCAST_CONFIRM_ON = 1,     /* "on": from FTC_BCAST_CONFIRM_BYTES */
 } ftc_bcast_confirmation;
 
-/* Bytes of results one period of calls may keep for late ranks; the
- * size from which a call confirms instead (every call above keeps none). */
-enum { FTC_BCAST_KEPT_BYTES = 1 << 20, FTC_BCAST_CONFIRM_BYTES = 128 << 10 };
+/* The size from which a call may confirm instead of keeping a copy (every
+ * call above FTC_FT_KEPT_BYTES keeps none). */
+enum { FTC_BCAST_CONFIRM_BYTES = 128 << 10 };
 
 /* For p live ranks and a message of `bytes` (count x size of the type):
  * `forced` unless it is FTC_BCAST_AUTO, else the table's choice. */
@@ -78,22 +70,6 @@ ftc_bcast_algorithm ftc_bcast_decide(int p, size_t bytes, ftc_bcast_algorithm fo
 /* The plan named `name` ("auto", "binomial", "scatter_ring"); false if
  * none is. */
 bool ftc_bcast_algorithm_parse(const char *name, ftc_bcast_algorithm *out);
-
-/* A binomial-flow broadcast of `bytes` sends its tokens once every this
- * many calls of its size class: a power of two, 1 .. FTC_FT_WINDOW. */
-long ftc_bcast_token_period(size_t bytes);
-
-/* Size classes, one per period: class k holds the sizes whose period is
- * FTC_FT_WINDOW >> k. */
-enum { FTC_BCAST_TOKEN_CLASSES = 7 };
-int ftc_bcast_token_class(size_t bytes);
-
-/* Whether a binomial-flow broadcast that keeps copies sends its tokens in
- * call `number`, the `class_calls`-th call of its size class `token_class`
- * (ftc_bcast_token_class) on the communicator (every rank counts alike):
- * in every call whose number is a multiple of FTC_FT_WINDOW, and in every
- * period-th call of the class when the period is shorter than the window. */
-bool ftc_bcast_sends_tokens(long number, int token_class, long class_calls);
 
 /* The setting named `name` ("auto", "on", "off"); false if none is. */
 bool ftc_bcast_confirmation_parse(const char *name, ftc_bcast_confirmation *out);

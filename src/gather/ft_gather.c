@@ -33,7 +33,7 @@
  *             block then reaches the root only from where it arrived:
  *             the root, or a rank still inside the call)
  *   word      every FTC_FT_WINDOW-th call, and every few calls of a size
- *             class (the broadcast's token periods, bcast/select.h: what
+ *             class (the token periods of ft/tokens.h, the broadcast's: what
  *             the ranks keep stays bounded; every call above 512 KiB), the
  *             root's empty message instead, down the same tree once every
  *             block arrived: a rank that gets it keeps nothing
@@ -54,10 +54,10 @@
 #include <string.h>
 
 #include "../allreduce/ft_engine.h"
-#include "../bcast/select.h"
 #include "../buffer.h"
 #include "../error.h"
 #include "../ft/ft.h"
+#include "../ft/tokens.h"
 #include "../p2p.h"
 #include "state.h"
 
@@ -78,7 +78,7 @@ typedef struct {
     int arrived;               /* children whose subtrees arrived */
     bool subtree_held;         /* every block of the subtree is here */
     bool word;                 /* the root's word follows the flow: nothing kept */
-    int size_class;            /* of the copy kept (bcast/select.h's token classes) */
+    int size_class;            /* of the p blocks (ft/tokens.h) */
     long class_calls;          /* gathers of that class so far, this one included */
     /* the slots: block of vrank u in slot u - v (u - 0 at the root) */
     char *slots;
@@ -591,8 +591,8 @@ static size_t all_bytes_of(const ftc_gather_call *g, ftc_comm_t comm)
  * be served at all (three or more live ranks), and then in every call
  * whose number is a multiple of FTC_FT_WINDOW (so that the calls present
  * at a meeting stay within the window), every period-th call of the size
- * class of the p blocks (the broadcast's periods: the copies kept since
- * the last word stay within FTC_BCAST_KEPT_BYTES per class; above 512 KiB
+ * class of the p blocks (ft/tokens.h: the copies kept since the last
+ * word stay within FTC_FT_KEPT_BYTES per class; above 512 KiB
  * every call), and with the root dead (the flow then moves nothing, and
  * the word makes it a barrier). A copy is of the rank's own block only:
  * between words it costs less than the word.
@@ -601,7 +601,7 @@ static bool passes_word(const flow *f)
 {
     if (!ftc_ft_keeps_results(f->ft))
         return false;
-    return !f->root_alive || ftc_bcast_sends_tokens(f->g->number, f->size_class, f->class_calls);
+    return !f->root_alive || ftc_ft_sends_tokens(f->g->number, f->size_class, f->class_calls);
 }
 
 static bool interrupted(int rc)
@@ -623,7 +623,7 @@ int ftc_gather_run(const ftc_gather_call *g)
     f.children = f.tree->children(f.v, f.n);
     shape_slots(&f);
     /* counted on every call, whatever the live ranks: every rank alike */
-    f.size_class = ftc_bcast_token_class(all_bytes_of(g, comm));
+    f.size_class = ftc_ft_token_class(all_bytes_of(g, comm));
     f.class_calls = ++comm->gather->class_calls[f.size_class];
     f.word = passes_word(&f);
     /* a rank others wait for in a meeting goes there first */

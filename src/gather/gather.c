@@ -81,7 +81,6 @@ static void gather_release(ftc_comm_t comm)
         return;
     free(comm->gather->slots);
     free(comm->gather->requests);
-    free(comm->gather->expected);
     free(comm->gather);
     comm->gather = NULL;
 }
@@ -142,13 +141,9 @@ static int reserve_requests(struct ftc_gather_state *s, int p)
     if (p <= s->capacity)
         return MPI_SUCCESS;
     MPI_Request *requests = realloc(s->requests, sizeof(*requests) * (size_t)p);
-    if (requests)
-        s->requests = requests;
-    int *expected = requests ? realloc(s->expected, sizeof(*expected) * (size_t)p) : NULL;
-    if (expected)
-        s->expected = expected;
-    if (!requests || !expected)
+    if (!requests)
         return ftc_fail(MPI_ERR_NO_MEM, "ftc_gather: out of memory for %d requests", p);
+    s->requests = requests;
     s->capacity = p;
     return MPI_SUCCESS;
 }

@@ -7,6 +7,7 @@
 #include <mpi.h>
 
 #include "../args.h"
+#include "../ft/tokens.h"
 #include "ftcoll.h"
 
 struct ftc_gather_state {
@@ -17,13 +18,11 @@ struct ftc_gather_state {
      * land in place, before they move to their owners */
     char *slots;
     size_t slots_capacity;
-    /* one receive per child (the root's, linear: n - 1), and the asks and
-     * words sent to them */
+    /* one receive per child (the root's, linear: n - 1) */
     MPI_Request *requests;
-    int *expected;                    /* the bytes each request brings (-1: a send) */
-    int capacity;                     /* entries of each: p */
-    long class_calls[8];              /* gathers so far per size class, every rank
-                                       * alike: when the root's word goes out */
+    int capacity;                     /* its entries: p */
+    long class_calls[FTC_FT_TOKEN_CLASSES];   /* gathers so far per size class, every
+                                               * rank alike: when the root's word goes out */
 };
 
 #endif

@@ -207,19 +207,19 @@ static void token_period_bounds_the_kept_bytes(void **state)
     (void)state;
     for (size_t power = 1; power <= (1u << 26); power *= 2) {
         for (size_t bytes = power - 1; bytes <= power + 1; bytes++) {
-            const long period = ftc_bcast_token_period(bytes);
+            const long period = ftc_ft_token_period(bytes);
             assert_true(period >= 1 && period <= FTC_FT_WINDOW);
             assert_int_equal(FTC_FT_WINDOW % period, 0);
             assert_int_equal(period & (period - 1), 0);
             if (period > 1)
-                assert_true((size_t)period * bytes <= FTC_BCAST_KEPT_BYTES);
+                assert_true((size_t)period * bytes <= FTC_FT_KEPT_BYTES);
             if (period < FTC_FT_WINDOW)
-                assert_true((size_t)(2 * period) * bytes > FTC_BCAST_KEPT_BYTES);
+                assert_true((size_t)(2 * period) * bytes > FTC_FT_KEPT_BYTES);
         }
     }
-    assert_int_equal(ftc_bcast_token_period(0), FTC_FT_WINDOW);
-    assert_int_equal(ftc_bcast_token_period(FTC_BCAST_KEPT_BYTES / FTC_FT_WINDOW), FTC_FT_WINDOW);
-    assert_int_equal(ftc_bcast_token_period(FTC_BCAST_KEPT_BYTES), 1);
+    assert_int_equal(ftc_ft_token_period(0), FTC_FT_WINDOW);
+    assert_int_equal(ftc_ft_token_period(FTC_FT_KEPT_BYTES / FTC_FT_WINDOW), FTC_FT_WINDOW);
+    assert_int_equal(ftc_ft_token_period(FTC_FT_KEPT_BYTES), 1);
 }
 
 /* Sizes at and around the classes' bounds. */
@@ -230,24 +230,24 @@ enum { NSIZES = sizeof(TOKEN_SIZES) / sizeof(TOKEN_SIZES[0]) };
 /* A run of broadcasts that all keep copies, replayed: no more than
  * FTC_FT_WINDOW - 1 calls without tokens in a row (the calls present at a
  * meeting stay within the window), and the copies kept since the last
- * call with tokens within FTC_BCAST_KEPT_BYTES per size class, whatever the
+ * call with tokens within FTC_FT_KEPT_BYTES per size class, whatever the
  * order of the sizes. */
 static void replay_tokens(const size_t *sizes, long calls)
 {
-    long class_calls[FTC_BCAST_TOKEN_CLASSES] = { 0 };
-    size_t kept[FTC_BCAST_TOKEN_CLASSES] = { 0 };
+    long class_calls[FTC_FT_TOKEN_CLASSES] = { 0 };
+    size_t kept[FTC_FT_TOKEN_CLASSES] = { 0 };
     long without = 0;
     for (long number = 1; number <= calls; number++) {
         const size_t bytes = sizes[number - 1];
-        const int k = ftc_bcast_token_class(bytes);
-        if (ftc_bcast_sends_tokens(number, k, ++class_calls[k])) {
+        const int k = ftc_ft_token_class(bytes);
+        if (ftc_ft_sends_tokens(number, k, ++class_calls[k])) {
             without = 0;
             memset(kept, 0, sizeof(kept));   /* every rank entered: a new window */
             continue;
         }
         assert_true(++without <= FTC_FT_WINDOW - 1);
         kept[k] += bytes;
-        assert_true(kept[k] <= FTC_BCAST_KEPT_BYTES);
+        assert_true(kept[k] <= FTC_FT_KEPT_BYTES);
     }
 }
 
@@ -277,7 +277,7 @@ static void tokens_bound_the_window_and_the_copies(void **state)
     for (long skew = 0; skew < 3; skew++) {
         long with = 0;
         for (long number = 1 + skew; number <= CALLS + skew; number++)
-            with += ftc_bcast_sends_tokens(number, ftc_bcast_token_class(8), number - skew);
+            with += ftc_ft_sends_tokens(number, ftc_ft_token_class(8), number - skew);
         assert_int_equal(with, CALLS / FTC_FT_WINDOW);
     }
 }
@@ -292,7 +292,7 @@ static void large_messages_confirm(void **state)
     assert_false(ftc_bcast_confirms(FTC_BCAST_CONFIRM_BYTES - 1, FTC_BCAST_SCATTER_RING, on, true));
     assert_true(ftc_bcast_confirms(FTC_BCAST_CONFIRM_BYTES, FTC_BCAST_DISSEMINATION, on, false));
     assert_true(ftc_bcast_confirms(SIZE_MAX, FTC_BCAST_DISSEMINATION, on, false));
-    assert_true(ftc_bcast_token_period(FTC_BCAST_CONFIRM_BYTES - 1) > 1);
+    assert_true(ftc_ft_token_period(FTC_BCAST_CONFIRM_BYTES - 1) > 1);
 }
 
 /* The setting's names; auto: large calls confirm where ranks share
@@ -319,8 +319,8 @@ static void confirmation_setting(void **state)
     assert_false(ftc_bcast_confirms(large, bin, FTC_BCAST_CONFIRM_AUTO, false));
     assert_true(ftc_bcast_confirms(large, ring, FTC_BCAST_CONFIRM_AUTO, false));
     /* with a processor per rank, copies only up to the kept bytes' bound */
-    assert_false(ftc_bcast_confirms(FTC_BCAST_KEPT_BYTES, bin, FTC_BCAST_CONFIRM_AUTO, false));
-    assert_true(ftc_bcast_confirms(FTC_BCAST_KEPT_BYTES + 1, bin, FTC_BCAST_CONFIRM_AUTO, false));
+    assert_false(ftc_bcast_confirms(FTC_FT_KEPT_BYTES, bin, FTC_BCAST_CONFIRM_AUTO, false));
+    assert_true(ftc_bcast_confirms(FTC_FT_KEPT_BYTES + 1, bin, FTC_BCAST_CONFIRM_AUTO, false));
     for (int shared = 0; shared <= 1; shared++) {
         for (int plan = bin; plan <= ring; plan++) {
             assert_true(ftc_bcast_confirms(large, (ftc_bcast_algorithm)plan,
