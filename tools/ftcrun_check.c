@@ -7,6 +7,7 @@
  *
  * Exit 0 when TEXT is valid; else 1, the reason on stderr.
  */
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -33,26 +34,30 @@ static int check_allgather(const char *text, char *why, size_t why_size)
     return 0;
 }
 
+/* `known` (the name parsed), or 0 with why naming the valid ones. */
+static int named(bool known, const char *collective, const char *text,
+                 void (*list_names)(char *out, size_t size), char *why, size_t why_size)
+{
+    if (known)
+        return 1;
+    char valid[256];
+    list_names(valid, sizeof(valid));
+    snprintf(why, why_size, "unknown %s algorithm \"%s\" (expected %s)", collective, text, valid);
+    return 0;
+}
+
 static int check_allgatherv(const char *text, char *why, size_t why_size)
 {
     ftc_allgatherv_algorithm alg;
-    if (ftc_allgatherv_parse_name(text, &alg))
-        return 1;
-    char valid[256];
-    ftc_allgatherv_list_names(valid, sizeof(valid));
-    snprintf(why, why_size, "unknown allgatherv algorithm \"%s\" (expected %s)", text, valid);
-    return 0;
+    return named(ftc_allgatherv_parse_name(text, &alg), "allgatherv", text,
+                 ftc_allgatherv_list_names, why, why_size);
 }
 
 static int check_gather(const char *text, char *why, size_t why_size)
 {
     ftc_gather_algorithm alg;
-    if (ftc_gather_parse_name(text, &alg))
-        return 1;
-    char valid[256];
-    ftc_gather_list_names(valid, sizeof(valid));
-    snprintf(why, why_size, "unknown gather algorithm \"%s\" (expected %s)", text, valid);
-    return 0;
+    return named(ftc_gather_parse_name(text, &alg), "gather", text, ftc_gather_list_names, why,
+                 why_size);
 }
 
 int main(int argc, char **argv)
