@@ -281,6 +281,35 @@ int ftc_gather_last_choice(ftc_comm_t comm, ftc_gather_choice *out);
  * `block_bytes` (sendcount x size of sendtype), as Open MPI 5 decides. */
 ftc_gather_algorithm ftc_gather_decide(int p, size_t block_bytes);
 
+/*
+ * Same arguments and semantics as MPI_Gatherv, including MPI_IN_PLACE at
+ * the root and derived datatypes; recvbuf, recvcounts, displs and recvtype
+ * are read at the root only. One algorithm, Open MPI's: every rank sends
+ * its block straight to the root. Errors: MPI_ERR_COMM (NULL ftc_comm_t),
+ * MPI_ERR_ROOT, MPI_ERR_COUNT (a negative count, a block of 2 GiB or
+ * more), MPI_ERR_BUFFER (a NULL buffer with a count, MPI_IN_PLACE off the
+ * root), MPI_ERR_TYPE, MPI_ERR_ARG (recvcounts or displs NULL at the root;
+ * the root's send block differs in bytes from recvcounts[root]),
+ * MPI_ERR_TRUNCATE at the root (a rank sent more than its recvcounts
+ * entry), or the MPI error a transfer returned.
+ *
+ * With ULFM, ranks may die before or during the call, the root included,
+ * and every survivor returns MPI_SUCCESS, as for ftc_gather: a living root
+ * holds in place the blocks of S (every survivor's, and a dead rank's that
+ * had reached it); a block outside S is left as it was or may hold part of
+ * its rank's data; ftc_allreduce_last_report's in_result is S at the root.
+ * A dead root has nobody to deliver to: the others return MPI_SUCCESS
+ * alike. For a root still inside the call when the others meet, each rank
+ * keeps a copy of its own block of up to 16 KiB; a larger block, and every
+ * block every 64th call, waits instead for the root's word that it
+ * arrived. FTCOLL_INJECT's call=C counts it; step=0 as the rank enters it,
+ * 1 once its block is sent (at the root: once every block arrived), 2
+ * waiting for the root's word.
+ */
+int ftc_gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
+                ftc_comm_t comm);
+
 /* ----------------------------------------------------------------------------
  * Allreduce, fault-tolerant (see docs/ft-allreduce.md)
  *

@@ -17,6 +17,7 @@
     X(ALLREDUCE, "ftc_allreduce", ftc_allreduce_module)       \
     X(BCAST,     "ftc_bcast",     ftc_bcast_module)           \
     X(BARRIER,   "ftc_barrier",   ftc_barrier_module)         \
-    X(GATHER,    "ftc_gather",    ftc_gather_module)
+    X(GATHER,    "ftc_gather",    ftc_gather_module)          \
+    X(GATHERV,   "ftc_gatherv",   ftc_gatherv_module)
 
 #endif

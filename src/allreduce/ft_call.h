@@ -15,6 +15,7 @@
 #include "../comm.h"
 #include "../ft/ft.h"
 #include "../inject.h"
+#include "ft_engine.h"
 #include "recursive_doubling.h"
 #include "select.h"
 
@@ -32,6 +33,9 @@ typedef struct {
     size_t block_width;    /* the part's value is one block of this many bytes per
                             * rank, zeros but the held ranks': only those are kept,
                             * in rank order, in `data` */
+    bool for_root;         /* a block only rank `root` needs (ftc_root_blocks):
+                            * this rank's own, packed, block_width bytes */
+    int root;
 } ftc_kept_result;
 
 /* Call `number`'s kept result; NULL when not kept here. */
@@ -99,6 +103,7 @@ typedef struct {
     int step;                     /* where the engine is, for FTCOLL_INJECT */
     int tag_of_call;              /* the failure-free attempt's tag */
     ftc_rd_progress progress;     /* how far the failure-free attempt got */
+    const ftc_root_blocks *for_root;   /* a call whose blocks only its root needs, or NULL */
     ftc_holdings held;            /* what `current` holds, once a failure was detected */
     bool have_held;
     bool confirmed;               /* every live rank held the result before this rank

@@ -305,6 +305,8 @@ static int keep_room(ftc_comm_t comm, long number, const ftc_holdings *held, int
     k->type = type;
     k->op = part ? part->op : MPI_OP_NULL;
     k->block_width = part ? part->block_width : 0;
+    k->for_root = part && part->for_root;
+    k->root = part ? part->root : -1;
     if (k == &s->kept)
         s->arena_used = 0;   /* a new window: nothing before it is kept any more */
     if (how == FTC_EVERYONE_HOLDS)   /* a call every rank entered: `kept` */
@@ -587,4 +589,18 @@ int ftc_allreduce_resume(ftc_comm_t comm, long number, void *value, int count, M
         ftc_holdings_copy(&c.held, held);
     rc = meet_survivors(&c);
     return rc == MPI_SUCCESS ? finish(&c, value) : rc;
+}
+
+int ftc_allreduce_resume_for_root(ftc_comm_t comm, long number, const ftc_root_blocks *blocks,
+                                  const ftc_holdings *held)
+{
+    ftc_ft_call c;
+    int rc = start_call(&c, comm, number, NULL, 0, MPI_BYTE, MPI_OP_NULL, 0, 1);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    c.for_root = blocks;
+    if (c.held.words != held->words)
+        ftc_holdings_copy(&c.held, held);
+    rc = meet_survivors(&c);
+    return rc == MPI_SUCCESS ? finish(&c, NULL) : rc;
 }

@@ -68,6 +68,11 @@ typedef enum {
 typedef struct {
     MPI_Op op;
     size_t block_width;
+    /* a block only the root needs (ftc_root_blocks): the part is this rank's
+     * own block, packed (block_width bytes, held = this rank), served
+     * straight to rank `root`; op is then MPI_OP_NULL */
+    bool for_root;
+    int root;
 } ftc_kept_part;
 
 int ftc_allreduce_attempt_completed(ftc_comm_t comm, long number, const ftc_holdings *held,
@@ -84,6 +89,37 @@ int ftc_allreduce_attempt_completed(ftc_comm_t comm, long number, const ftc_hold
  */
 int ftc_allreduce_resume(ftc_comm_t comm, long number, void *value, int count, MPI_Datatype type,
                          MPI_Op op, size_t bytes, const ftc_holdings *held);
+
+/*
+ * A call whose blocks only its root needs (ftc_gatherv): each rank's
+ * block goes to the root alone, and only the root knows how large every
+ * block is, so no vector of them can be laid out alike on every rank.
+ * Its recovery round sends each block of S that the root lacks straight
+ * to it, typed at both ends, from the lowest survivor holding it (its
+ * owner, inside the call or from the copy it kept), instead of reducing
+ * packed vectors; a root dead or past the call needs nothing.
+ */
+typedef struct {
+    int root;                      /* a rank of the communicator */
+    /* the root's: rank r's block lands as recv_counts[r] x recv_type at
+     * recv + displs[r] x recv_extent */
+    char *recv;
+    const int *recv_counts;
+    const int *displs;
+    MPI_Datatype recv_type;
+    MPI_Aint recv_extent;
+    int recv_type_size;
+    /* this rank's own block */
+    const void *send;
+    int send_count;
+    MPI_Datatype send_type;
+} ftc_root_blocks;
+
+/* As ftc_allreduce_resume, for such a call: `held` are the ranks whose
+ * blocks are in place at the root (its own), or this rank alone (anyone
+ * else's, while the root lives). */
+int ftc_allreduce_resume_for_root(ftc_comm_t comm, long number, const ftc_root_blocks *blocks,
+                                  const ftc_holdings *held);
 
 /* Whether the last completed call's result includes `rank`'s input. */
 bool ftc_allreduce_result_includes(ftc_comm_t comm, int rank);

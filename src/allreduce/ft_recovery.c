@@ -333,6 +333,119 @@ static int run_round(ftc_ft_call *c, const ftc_ft_meeting *m)
     return rc;
 }
 
+/* ---- a round for blocks only the root needs (ftc_root_blocks) ------------------------------ */
+
+/* Whether the root is inside the round's call: only then does it lack anything. */
+static bool root_inside(const ftc_ft_meeting *m, int root)
+{
+    for (int i = 0; i < m->n; i++)
+        if (m->ranks[i] == root)
+            return m->where[i].place == FTC_AT_CALL && m->where[i].call == m->decision.call;
+    return false;   /* dead */
+}
+
+/* Who sends rank r's block to the root: the lowest participant but the
+ * root that holds it; -1 when the root holds it, or nobody does. */
+static int sender_of(const ftc_holdings *values, const bool *participant, int size, int root,
+                     int r)
+{
+    if (ftc_holdings_has(&values[root], r))
+        return -1;
+    for (int q = 0; q < size; q++)
+        if (q != root && participant[q] && ftc_holdings_has(&values[q], r))
+            return q;
+    return -1;
+}
+
+/* At the root: every block it lacks, straight into its place, in batches
+ * of FTC_FT_MAX_WAIT receives. */
+static int receive_blocks(ftc_ft_call *c, const ftc_root_blocks *b, const ftc_holdings *values,
+                          const bool *participant)
+{
+    const int size = c->comm->size;
+    const MPI_Comm epoch = ftc_ft_epoch_comm(c->ft);
+    MPI_Request r[FTC_FT_MAX_WAIT];
+    int expected[FTC_FT_MAX_WAIT];
+    int rc = MPI_SUCCESS, posted = 0, first_peer = -1;
+    for (int owner = 0; rc == MPI_SUCCESS && owner <= size; owner++) {
+        const int from = owner < size ? sender_of(values, participant, size, b->root, owner) : -1;
+        if (from >= 0) {
+            first_peer = posted == 0 ? from : first_peer;
+            expected[posted] = b->recv_counts[owner] * b->recv_type_size;
+            rc = ftc_p2p_irecv(b->recv + (MPI_Aint)b->displs[owner] * b->recv_extent,
+                               b->recv_counts[owner], b->recv_type, ftc_ft_epoch_rank(c->ft, from),
+                               FTC_TAG_FT_TO_ROOT, epoch, &r[posted]);
+            posted += rc == MPI_SUCCESS;
+        }
+        if ((posted > 0 && (posted == FTC_FT_MAX_WAIT || owner == size)) || rc != MPI_SUCCESS) {
+            rc = ftc_ft_complete_transfer(c, rc, r, expected, posted, "receiving a block from",
+                                          first_peer);
+            posted = 0;
+        }
+    }
+    return rc;
+}
+
+/* Anyone else: the blocks the root takes from this rank (its own only). */
+static int send_blocks(ftc_ft_call *c, const ftc_root_blocks *b, const ftc_holdings *values,
+                       const bool *participant)
+{
+    const int me = c->comm->rank;
+    for (int owner = 0; owner < c->comm->size; owner++) {
+        if (sender_of(values, participant, c->comm->size, b->root, owner) != me)
+            continue;
+        if (owner != me)
+            return ftc_fail(MPI_ERR_INTERN, "ftc_allreduce: rank %d holds rank %d's block for "
+                            "root %d, which only the owner sends", me, owner, b->root);
+        MPI_Request r = MPI_REQUEST_NULL;
+        const int expected = -1;
+        ftc_ft_die_if_injected(c, FTC_INJECT_BEFORE_SEND, NULL);
+        const int posted = ftc_p2p_isend(b->send, b->send_count, b->send_type,
+                                         ftc_ft_epoch_rank(c->ft, b->root), FTC_TAG_FT_TO_ROOT,
+                                         ftc_ft_epoch_comm(c->ft), &r);
+        const int rc = ftc_ft_complete_transfer(c, posted, &r, &expected, 1,
+                                                "sending a block to", b->root);
+        if (rc != MPI_SUCCESS)
+            return rc;
+    }
+    return MPI_SUCCESS;
+}
+
+/*
+ * The round of a call whose blocks only its root needs: S is every block
+ * a participant holds; a living root inside the call takes each block of
+ * S it lacks from the lowest participant holding it, and holds S; the
+ * others' holdings stay as they were. Every message is
+ * on this epoch's communicator, whose one round this is: nothing else
+ * can match its tag.
+ */
+static int run_for_root(ftc_ft_call *c, const ftc_root_blocks *b, const ftc_ft_meeting *m)
+{
+    const int size = c->comm->size;
+    ftc_holdings *values = malloc(sizeof(ftc_holdings) * (size_t)size);
+    bool *participant = malloc(sizeof(bool) * (size_t)size);
+    int rc = values && participant ? MPI_SUCCESS
+                                   : ftc_fail(MPI_ERR_NO_MEM, "ftc_allreduce: out of memory");
+    if (rc == MPI_SUCCESS) {
+        starting_holdings(m, values, participant, size);
+        if (!ftc_holdings_equal(&values[c->comm->rank], &c->held))
+            rc = ftc_fail(MPI_ERR_INTERN, "ftc_allreduce: this rank's record differs from its "
+                          "value");
+    }
+    c->step = FTC_INJECT_STEP_HANDOUT;
+    if (rc == MPI_SUCCESS && root_inside(m, b->root))
+        rc = c->comm->rank == b->root ? receive_blocks(c, b, values, participant)
+                                      : send_blocks(c, b, values, participant);
+    /* the root now holds S (everything held); anyone else still its own
+     * block only, which a meeting repeated after this round must be told */
+    for (int r = 0; rc == MPI_SUCCESS && c->comm->rank == b->root && r < size; r++)
+        if (participant[r])
+            ftc_holdings_unite(&c->held, &values[r]);
+    free(values);
+    free(participant);
+    return rc;
+}
+
 /* ---- the round ------------------------------------------------------------------------------ */
 
 /* A kept part's whole value, into `value` (k->bytes): the held ranks'
@@ -373,6 +486,22 @@ static int run_kept(ftc_comm_t comm, ftc_ft_call *kept, const ftc_kept_result *k
     return rc;
 }
 
+/* A block only the root needs, kept: this rank's own, packed, sent as such. */
+static int serve_for_root(ftc_comm_t comm, ftc_ft_call *inside, const ftc_kept_result *k,
+                          const ftc_ft_meeting *m)
+{
+    const ftc_root_blocks b = { .root = k->root, .send = k->data,
+                                .send_count = (int)k->block_width, .send_type = MPI_PACKED };
+    ftc_ft_call kept = { .comm = comm, .ft = comm->ft, .number = m->decision.call,
+                         .round = inside ? inside->round : 1, .have_held = true };
+    if (!ftc_holdings_init(&kept.held, comm->size))
+        return ftc_fail(MPI_ERR_NO_MEM, "ftc_allreduce: out of memory");
+    ftc_holdings_copy(&kept.held, &m->kept[comm->rank]);
+    const int rc = run_for_root(&kept, &b, m);
+    ftc_holdings_destroy(&kept.held);
+    return rc;
+}
+
 /* This rank completed the call the late ranks are in: it takes part with
  * the result it kept. */
 static int serve_kept(ftc_comm_t comm, ftc_ft_call *inside, const ftc_ft_meeting *m)
@@ -381,6 +510,8 @@ static int serve_kept(ftc_comm_t comm, ftc_ft_call *inside, const ftc_ft_meeting
     if (!k)   /* the reconciliation chose servers from their kept windows */
         return ftc_fail(MPI_ERR_INTERN, "ftc_allreduce: call %ld's result is not kept here",
                         m->decision.call);
+    if (k->for_root)
+        return serve_for_root(comm, inside, k, m);
     /* a call every rank held was kept without its value (FTC_EVERYONE_HOLDS,
      * always the window's first, in `kept`): this rank serves it with empty
      * holdings and receives it here; the window's others have theirs */
@@ -414,5 +545,5 @@ int ftc_allreduce_round(ftc_comm_t comm, void *call, const ftc_ft_meeting *m)
     if (!c || c->number != m->decision.call)
         return ftc_fail(MPI_ERR_INTERN, "ftc_allreduce: a round for call %ld reached a rank "
                         "not inside it", m->decision.call);
-    return run_round(c, m);
+    return c->for_root ? run_for_root(c, c->for_root, m) : run_round(c, m);
 }

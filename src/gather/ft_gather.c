@@ -540,7 +540,7 @@ static int complete(const flow *f)
     char *keep_into = NULL;
     if (rc == MPI_SUCCESS && !f->is_root && f->root_alive)
         ftc_holdings_add(held, comm->rank);   /* its own block: see `return` above */
-    const ftc_kept_part part = { MPI_BOR, (size_t)l.width };
+    const ftc_kept_part part = { .op = MPI_BOR, .block_width = (size_t)l.width, .root = -1 };
     if (rc == MPI_SUCCESS)
         rc = ftc_allreduce_attempt_completed(comm, f->g->number, held, l.words, MPI_UINT64_T,
                                              word_bytes(&l),

@@ -25,4 +25,12 @@ struct ftc_gather_state {
                                                * rank alike: when the root's word goes out */
 };
 
+/* The gatherv module's (comm->gatherv). */
+struct ftc_gatherv_state {
+    ftc_known_type known_send, known_recv;   /* spare the type queries of most calls */
+    /* the root's receives, one per live rank */
+    MPI_Request *requests;
+    int capacity;                     /* its entries: p */
+};
+
 #endif

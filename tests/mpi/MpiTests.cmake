@@ -37,7 +37,8 @@ set(FTCOLL_MPI_TEST_ENV ${FTCOLL_TEST_ENV} FTCOLL_ALLGATHER_ALGORITHM= FTCOLL_VE
 # ftcoll_mpi_program(<target> <source> <library> [SANITIZED])
 function(ftcoll_mpi_program target source library)
   cmake_parse_arguments(ARG "SANITIZED" "" "" ${ARGN})
-  add_executable(${target} ${FTCOLL_MPI_TEST_DIR}/${source} ${FTCOLL_MPI_TEST_DIR}/harness.c)
+  add_executable(${target} ${FTCOLL_MPI_TEST_DIR}/${source} ${FTCOLL_MPI_TEST_DIR}/harness.c
+                 ${FTCOLL_MPI_TEST_DIR}/layouts.c)
   target_link_libraries(${target} PRIVATE ${library})
   target_compile_options(${target} PRIVATE ${FTCOLL_WARNINGS})
   if(ARG_SANITIZED)
@@ -106,6 +107,7 @@ endfunction()
 set(FTCOLL_ALLGATHER_OK "allgather p=[0-9]+: [0-9]+ cases, all elements checked")
 set(FTCOLL_ALLGATHERV_OK "allgatherv p=[0-9]+: [0-9]+ cases, all elements checked")
 set(FTCOLL_GATHER_OK "gather p=[0-9]+: [0-9]+ cases, all elements checked")
+set(FTCOLL_GATHERV_OK "gatherv p=[0-9]+: [0-9]+ cases, all elements checked")
 set(FTCOLL_ALLREDUCE_OK "allreduce p=[0-9]+: [0-9]+ cases, all elements checked")
 set(FTCOLL_BCAST_OK "bcast p=[0-9]+: [0-9]+ cases, all elements checked")
 set(FTCOLL_ERRORS_OK "errors p=[0-9]+: all checks passed")
@@ -281,7 +283,7 @@ endfunction()
 # the test programs built against <library>, and their tests, named and
 # labelled <label>.
 function(ftcoll_mpi_suite label library large_max_procs procs_var)
-  foreach(program test_allgather test_allgatherv test_gather test_errors test_env test_allreduce
+  foreach(program test_allgather test_allgatherv test_gather test_gatherv test_errors test_env test_allreduce
                   test_bcast test_guard)
     ftcoll_mpi_program(${label}_${program} ${program}.c ${library} ${ARGN})
   endforeach()
@@ -293,12 +295,16 @@ function(ftcoll_mpi_suite label library large_max_procs procs_var)
                     LABEL ${label} EXPECT "${FTCOLL_ALLGATHERV_OK}")
     ftcoll_mpi_test(${label}.gather.${suffix} ${procs} ${label}_test_gather
                     LABEL ${label} EXPECT "${FTCOLL_GATHER_OK}")
+    ftcoll_mpi_test(${label}.gatherv.${suffix} ${procs} ${label}_test_gatherv
+                    LABEL ${label} EXPECT "${FTCOLL_GATHERV_OK}")
   endforeach()
   # a linear gather's root passes its word to more children than one wait
   # takes (ULFM: three or more ranks keep copies, and large calls pass the word)
   if(FTCOLL_HAVE_ULFM)
     ftcoll_mpi_test(${label}.gather.p34 34 ${label}_test_gather LABEL ${label}
                     EXPECT "${FTCOLL_GATHER_OK}" ARGS --quick)
+    ftcoll_mpi_test(${label}.gatherv.p34 34 ${label}_test_gatherv LABEL ${label}
+                    EXPECT "${FTCOLL_GATHERV_OK}" ARGS --quick)
   endif()
   ftcoll_allreduce_tests(${label} ${label}_test_allreduce ${label} ${large_max_procs}
                          ${${procs_var}})
@@ -378,6 +384,9 @@ if(FTCOLL_SANITIZERS)
     ftcoll_mpi_program(asan_test_gather_kill test_gather_kill.c ftcoll_asan SANITIZED)
     ftcoll_kill_table(asan.gather_kill_table asan asan_test_gather_kill
                       gather_kill_scenarios.txt ENV ${FTCOLL_ASAN_ENV})
+    ftcoll_mpi_program(asan_test_gatherv_kill test_gatherv_kill.c ftcoll_asan SANITIZED)
+    ftcoll_kill_table(asan.gatherv_kill_table asan asan_test_gatherv_kill
+                      gatherv_kill_scenarios.txt ENV ${FTCOLL_ASAN_ENV})
   endif()
 endif()
 
@@ -435,6 +444,11 @@ if(FTCOLL_HAVE_ULFM)
   # test_gather_kill.c).
   ftcoll_mpi_program(mpi_test_gather_kill test_gather_kill.c ftcoll_static)
   ftcoll_kill_table(mpi.gather_kill_table mpi mpi_test_gather_kill gather_kill_scenarios.txt)
+  # ftc_gatherv: the root, non-roots before and after their block left, the
+  # late root served from copies, the word (gatherv_kill_scenarios.txt,
+  # test_gatherv_kill.c).
+  ftcoll_mpi_program(mpi_test_gatherv_kill test_gatherv_kill.c ftcoll_static)
+  ftcoll_kill_table(mpi.gatherv_kill_table mpi mpi_test_gatherv_kill gatherv_kill_scenarios.txt)
   # Whether large broadcasts confirm: counted from the ranks and processors
   # of each node (either answer, whatever host runs the test), or as
   # FTCOLL_BCAST_CONFIRM says; rank 0 says which at FTCOLL_VERBOSE=1.

@@ -23,110 +23,7 @@
 
 #include "ftcoll.h"
 #include "harness.h"
-
-enum { UNTOUCHED = -7, GAP = 3 };   /* ints between blocks with gaps */
-
-typedef enum { COUNTS_EQUAL, COUNTS_ZEROS, COUNTS_RISING, COUNTS_NONE, COUNTS_LARGE,
-               COUNT_PATTERNS } count_pattern;
-typedef enum { LAYOUT_INTS, LAYOUT_DOUBLES, LAYOUT_STRIDED, LAYOUTS } layout;
-
-static int count_of(count_pattern pattern, int rank)
-{
-    switch (pattern) {
-    case COUNTS_EQUAL: return 5;
-    case COUNTS_ZEROS: return rank % 2 ? 0 : rank + 3;
-    case COUNTS_RISING: return 7 * rank + 1;
-    case COUNTS_NONE: return 0;
-    default: return rank % 3 == 0 ? 40000 : 9000;
-    }
-}
-
-/* Ints of the receive buffer one element takes (a double: two). */
-static int ints_per_element(layout l) { return l == LAYOUT_INTS ? 1 : 2; }
-
-static int value(int owner, int i) { return owner * 1000000 + i + 1; }
-
-typedef struct {
-    int p, rank;
-    int *counts, *displs;   /* displs in elements of the receive type */
-    size_t ints;            /* the receive buffer */
-} shape;
-
-/* Displacements in rank order end to end, or in reverse order with GAP
- * elements before each block. */
-static void place_blocks(shape *s, count_pattern pattern, bool reversed)
-{
-    int at = 0;
-    for (int k = 0; k < s->p; k++) {
-        const int r = reversed ? s->p - 1 - k : k;
-        s->counts[r] = count_of(pattern, r);
-        at += reversed ? GAP : 0;
-        s->displs[r] = at;
-        at += s->counts[r];
-    }
-    s->ints = (size_t)(at + GAP) * 2;   /* two ints an element at most, and a margin */
-}
-
-static MPI_Datatype recv_type_of(layout l)
-{
-    if (l == LAYOUT_DOUBLES)
-        return MPI_DOUBLE;
-    if (l == LAYOUT_INTS)
-        return MPI_INT;
-    MPI_Datatype strided;   /* an int, then a gap of one int */
-    MPI_Type_create_resized(MPI_INT, 0, 2 * sizeof(int), &strided);
-    MPI_Type_commit(&strided);
-    return strided;
-}
-
-/* The element i of `owner`'s block written at `to` as layout l stores it. */
-static void store(layout l, int *to, int owner, int i)
-{
-    if (l == LAYOUT_DOUBLES) {
-        const double v = value(owner, i);
-        memcpy(to, &v, sizeof(v));
-    } else {
-        to[0] = value(owner, i);
-    }
-}
-
-static bool holds(layout l, const int *at, int owner, int i)
-{
-    int want[2] = { UNTOUCHED, UNTOUCHED };
-    store(l, want, owner, i);
-    return at[0] == want[0] && (l != LAYOUT_DOUBLES || at[1] == want[1]);
-}
-
-/* Every int of the buffer: its block's element, or untouched. */
-static int check_buffer(const shape *s, layout l, const int *buf, const char *what)
-{
-    const int step = ints_per_element(l);
-    bool *in_block = calloc(s->ints, sizeof(bool));
-    if (!in_block)
-        die("out of memory");
-    int wrong = 0;
-    for (int r = 0; r < s->p && !wrong; r++) {
-        for (int i = 0; i < s->counts[r] && !wrong; i++) {
-            const size_t at = (size_t)(s->displs[r] + i) * (size_t)step;
-            in_block[at] = true;
-            if (l == LAYOUT_DOUBLES)
-                in_block[at + 1] = true;
-            if (!holds(l, buf + at, r, i)) {
-                fprintf(stderr, "MISMATCH rank %d %s: block %d element %d\n", s->rank, what, r, i);
-                wrong = 1;
-            }
-        }
-    }
-    for (size_t i = 0; i < s->ints && !wrong; i++) {
-        if (!in_block[i] && buf[i] != UNTOUCHED) {
-            fprintf(stderr, "MISMATCH rank %d %s: int %zu outside the blocks was written\n",
-                    s->rank, what, i);
-            wrong = 1;
-        }
-    }
-    free(in_block);
-    return wrong;
-}
+#include "layouts.h"
 
 static void abort_on_error(int rc, const char *what)
 {
@@ -138,25 +35,21 @@ static void abort_on_error(int rc, const char *what)
 }
 
 /* One call: this rank's block sent from a dense buffer, or in place. */
-static int run_case(ftc_comm_t comm, shape *s, layout l, bool in_place, const char *what)
+static int run_case(ftc_comm_t comm, vblocks *s, layout l, bool in_place, const char *what)
 {
-    const int step = ints_per_element(l), mine = s->counts[s->rank];
-    int *buf = checked_malloc(s->ints * sizeof(int) + 1);
+    const int step = layout_ints_per_element(l), mine = s->counts[s->rank];
+    int *buf = vblocks_buffer(s);
     int *send = checked_malloc((size_t)mine * 2 * sizeof(int) + 1);
-    for (size_t i = 0; i < s->ints; i++)
-        buf[i] = UNTOUCHED;
     for (int i = 0; i < mine; i++) {
-        store(l, send + (size_t)i * (l == LAYOUT_DOUBLES ? 2 : 1), s->rank, i);
+        layout_store(l, send + (size_t)i * (l == LAYOUT_DOUBLES ? 2 : 1), s->rank, i);
         if (in_place)
-            store(l, buf + (size_t)(s->displs[s->rank] + i) * (size_t)step, s->rank, i);
+            layout_store(l, buf + (size_t)(s->displs[s->rank] + i) * (size_t)step, s->rank, i);
     }
-    MPI_Datatype recv_type = recv_type_of(l);
-    const MPI_Datatype send_type = l == LAYOUT_DOUBLES ? MPI_DOUBLE : MPI_INT;
-    abort_on_error(ftc_allgatherv(in_place ? MPI_IN_PLACE : send, mine, send_type, buf,
-                                  s->counts, s->displs, recv_type, comm), what);
-    const int wrong = check_buffer(s, l, buf, what);
-    if (l == LAYOUT_STRIDED)
-        MPI_Type_free(&recv_type);
+    MPI_Datatype recv_type = layout_recv_type(l);
+    abort_on_error(ftc_allgatherv(in_place ? MPI_IN_PLACE : send, mine, layout_send_type(l),
+                                  buf, s->counts, s->displs, recv_type, comm), what);
+    const int wrong = vblocks_check(s, l, buf, what, NULL, NULL);
+    layout_free_type(l, &recv_type);
     free(buf);
     free(send);
     return wrong;
@@ -175,11 +68,8 @@ static int check_communicator(MPI_Comm mpi_comm, const char *name, int *cases)
     ftc_comm_t comm;
     if (ftc_comm_create(mpi_comm, &comm) != MPI_SUCCESS)
         die(ftc_error_message());
-    shape s;
-    MPI_Comm_size(mpi_comm, &s.p);
-    MPI_Comm_rank(mpi_comm, &s.rank);
-    s.counts = checked_malloc(sizeof(int) * (size_t)s.p);
-    s.displs = checked_malloc(sizeof(int) * (size_t)s.p);
+    vblocks s;
+    vblocks_init(&s, mpi_comm);
     int wrong = 0;
     for (int a = 0; a < ALGORITHMS; a++) {
         abort_on_error(ftc_allgatherv_set_algorithm(comm, algorithms[a]), "set_algorithm");
@@ -191,15 +81,14 @@ static int check_communicator(MPI_Comm mpi_comm, const char *name, int *cases)
                     snprintf(what, sizeof(what), "%s %s counts %d layout %d%s%s", name,
                              ftc_allgatherv_algorithm_name(algorithms[a]), pattern, l,
                              reversed ? " reversed" : "", in_place ? " in place" : "");
-                    place_blocks(&s, (count_pattern)pattern, reversed);
+                    vblocks_place(&s, (count_pattern)pattern, reversed);
                     wrong += run_case(comm, &s, (layout)l, in_place, what);
                     (*cases)++;
                 }
             }
         }
     }
-    free(s.counts);
-    free(s.displs);
+    vblocks_destroy(&s);
     ftc_comm_free(&comm);
     return wrong;
 }

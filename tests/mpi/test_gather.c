@@ -26,48 +26,12 @@
 
 #include "ftcoll.h"
 #include "harness.h"
+#include "layouts.h"
 
-enum { UNTOUCHED = -7, MARGIN = 5 };   /* ints past the last block */
-
-typedef enum { LAYOUT_INTS, LAYOUT_DOUBLES, LAYOUT_STRIDED, LAYOUTS } layout;
+enum { MARGIN = 5 };   /* ints past the last block */
 
 static const int counts[] = { 0, 1, 7, 30000 };
 enum { COUNTS = sizeof(counts) / sizeof(counts[0]) };
-
-/* Ints of the receive buffer one element takes (a double, or an int and its gap: two). */
-static int ints_per_element(layout l) { return l == LAYOUT_INTS ? 1 : 2; }
-
-static int value(int owner, int i) { return owner * 1000000 + i + 1; }
-
-static MPI_Datatype recv_type_of(layout l)
-{
-    if (l == LAYOUT_DOUBLES)
-        return MPI_DOUBLE;
-    if (l == LAYOUT_INTS)
-        return MPI_INT;
-    MPI_Datatype strided;   /* an int, then a gap of one int */
-    MPI_Type_create_resized(MPI_INT, 0, 2 * sizeof(int), &strided);
-    MPI_Type_commit(&strided);
-    return strided;
-}
-
-/* Element i of `owner`'s block written at `to` as layout l stores it. */
-static void store(layout l, int *to, int owner, int i)
-{
-    if (l == LAYOUT_DOUBLES) {
-        const double v = value(owner, i);
-        memcpy(to, &v, sizeof(v));
-    } else {
-        to[0] = value(owner, i);
-    }
-}
-
-static bool holds(layout l, const int *at, int owner, int i)
-{
-    int want[2] = { UNTOUCHED, UNTOUCHED };
-    store(l, want, owner, i);
-    return at[0] == want[0] && (l != LAYOUT_DOUBLES || at[1] == want[1]);
-}
 
 typedef struct {
     int p, rank, root, count;
@@ -80,11 +44,11 @@ typedef struct {
  * of the strided layout and the margin untouched. */
 static int check_root_buffer(const gather_case *c, const int *buf)
 {
-    const int step = ints_per_element(c->l);
+    const int step = layout_ints_per_element(c->l);
     for (int r = 0; r < c->p; r++)
         for (int i = 0; i < c->count; i++) {
             const size_t at = ((size_t)r * (size_t)c->count + (size_t)i) * (size_t)step;
-            if (!holds(c->l, buf + at, r, i)) {
+            if (!layout_holds(c->l, buf + at, r, i)) {
                 fprintf(stderr, "MISMATCH rank %d %s: block %d element %d\n", c->rank, c->what,
                         r, i);
                 return 1;
@@ -127,7 +91,7 @@ static void abort_on_error(int rc, const char *what)
 /* One call: this rank's block sent from a dense buffer, or in place at the root. */
 static int run_case(ftc_comm_t comm, gather_case *c, bool in_place)
 {
-    const int step = ints_per_element(c->l);
+    const int step = layout_ints_per_element(c->l);
     const bool root = c->rank == c->root;
     c->ints = (size_t)c->p * (size_t)c->count * (size_t)step + MARGIN;
     int *buf = checked_malloc(c->ints * sizeof(int));
@@ -138,18 +102,18 @@ static int run_case(ftc_comm_t comm, gather_case *c, bool in_place)
     for (size_t i = 0; i < send_ints; i++)
         send[i] = UNTOUCHED;
     for (int i = 0; i < c->count; i++) {
-        store(c->l, send + (size_t)i * (c->l == LAYOUT_DOUBLES ? 2 : 1), c->rank, i);
+        layout_store(c->l, send + (size_t)i * (c->l == LAYOUT_DOUBLES ? 2 : 1), c->rank, i);
         if (in_place && root)
-            store(c->l, buf + ((size_t)c->rank * (size_t)c->count + (size_t)i) * (size_t)step,
+            layout_store(c->l, buf + ((size_t)c->rank * (size_t)c->count + (size_t)i) * (size_t)step,
                   c->rank, i);
     }
-    MPI_Datatype recv_type = recv_type_of(c->l);
+    MPI_Datatype recv_type = layout_recv_type(c->l);
     const MPI_Datatype send_type = c->l == LAYOUT_DOUBLES ? MPI_DOUBLE : MPI_INT;
     abort_on_error(ftc_gather(in_place && root ? MPI_IN_PLACE : send, c->count, send_type, buf,
                               c->count, recv_type, c->root, comm), c->what);
     int wrong = root ? check_root_buffer(c, buf) : check_untouched(c, buf, c->ints, "recvbuf");
     for (int i = 0; i < c->count && !wrong; i++)
-        if (!holds(c->l, send + (size_t)i * (c->l == LAYOUT_DOUBLES ? 2 : 1), c->rank, i)) {
+        if (!layout_holds(c->l, send + (size_t)i * (c->l == LAYOUT_DOUBLES ? 2 : 1), c->rank, i)) {
             fprintf(stderr, "MISMATCH rank %d %s: the send buffer changed\n", c->rank, c->what);
             wrong = 1;
         }

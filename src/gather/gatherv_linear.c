@@ -1,0 +1,345 @@
+/*
+ * ftc_gatherv's one algorithm, linear as Open MPI's: every rank sends its
+ * block straight to the root, typed as it gave it; only the root knows
+ * how large each block is and where it goes.
+ *
+ *   rank q != root   one send of its block to the root
+ *   root             a receive per live rank, straight into recvbuf +
+ *                    displs[q] x extent; its own block copied to its place
+ *                    (unless in place); then it waits for them in rank order
+ *
+ *     rank 1 [b b] --\
+ *     rank 2 [c] -----+--> root 0: [a]..[b b]..[c]   at displs[0], [1], [2]
+ *
+ * On the epoch's communicator with the call's tag: no message of another
+ * call, or of an epoch a failure ended, can match.
+ *
+ *   failure   every wait includes the layer's sentinel: each survivor
+ *             stops within milliseconds; the root holds its own block and
+ *             those that arrived, any other rank its own
+ *   recovery  the engine's round for blocks only the root needs
+ *             (ftc_root_blocks): S is every block a survivor holds, and a
+ *             living root inside the call takes each block of S it lacks
+ *             straight from its owner. The reduction of packed vectors
+ *             that serves ftc_gather cannot: no rank but the root knows
+ *             the other blocks' sizes, so no vector of them has one
+ *             layout everywhere
+ *   return    the root completes once every block arrived, so every live
+ *             rank entered the call. Another rank completes once its block
+ *             is sent, which says nothing of the root: with three or more
+ *             live ranks it keeps a copy of its block for a root still
+ *             inside the call at a meeting
+ *   word      a block larger than FTC_GATHERV_KEPT_BLOCK, and every block
+ *             of every FTC_FT_WINDOW-th call, is not copied: its rank waits
+ *             instead for the root's empty message, sent once every block
+ *             arrived. The root knows every block's size, so it knows who
+ *             waits, and the copies a rank keeps stay within
+ *             FTC_FT_KEPT_BYTES. With the root dead the call is empty
+ *             messages to the lowest live rank and its word back, so that
+ *             the calls still advance together
+ *
+ * Cost without failure: (n - 1) alpha + (the blocks' bytes) beta at the
+ * root, alpha + (its block) beta elsewhere; with three or more live ranks
+ * a copy of a block up to 16 KiB, or, for a larger one, alpha more for
+ * the word.
+ */
+#include "gatherv_linear.h"
+
+#include <string.h>
+
+#include "../allreduce/ft_engine.h"
+#include "../buffer.h"
+#include "../error.h"
+#include "../p2p.h"
+#include "state.h"
+
+/* FTCOLL_INJECT's steps of a gatherv. */
+enum { STEP_ENTER = 0, STEP_BLOCKS_HELD = 1, STEP_WORD = 2 };
+
+/* The flow on this rank. */
+typedef struct {
+    const ftc_gatherv_call *g;
+    ftc_comm_t comm;
+    ftc_ft *ft;
+    int n;                 /* live ranks */
+    bool root_alive;       /* else no block moves: every message is empty */
+    int hub;               /* the epoch index the messages go to: the root's, or
+                            * with the root dead the lowest live rank's */
+    bool is_hub;
+    int arrived;           /* at the hub: the others (epoch order from the hub)
+                            * whose blocks arrived */
+    int tag;
+    MPI_Comm epoch;
+} flow;
+
+static const char nothing = 0;   /* the empty messages' buffer: never written */
+
+static int rank_at(const flow *f, int index) { return ftc_ft_live_ranks(f->ft)[index]; }
+
+/* The j-th other rank's epoch index, j = 1 .. n - 1, in the hub's order. */
+static int other_index(const flow *f, int j) { return (f->hub + j) % f->n; }
+
+/* Rank r's block at the root. */
+static size_t block_bytes_at_root(const flow *f, int rank)
+{
+    return (size_t)f->g->recv_counts[rank] * (size_t)f->g->recv_type_size;
+}
+
+static char *place_of(const flow *f, int rank)
+{
+    return f->g->recv + (MPI_Aint)f->g->displs[rank] * f->g->recv_extent;
+}
+
+/* Whether a block of `bytes` waits for the root's word instead of being
+ * copied: the same answer at the root, from recvcounts, as at its owner. */
+static bool waits_for_word(const flow *f, size_t bytes)
+{
+    if (!ftc_ft_keeps_results(f->ft))
+        return false;   /* two live ranks: a late root is never served */
+    return !f->root_alive || f->g->number % FTC_FT_WINDOW == 0 || bytes > FTC_GATHERV_KEPT_BLOCK;
+}
+
+static bool other_waits(const flow *f, int j)
+{
+    return waits_for_word(f, f->root_alive ? block_bytes_at_root(f, rank_at(f, other_index(f, j)))
+                                           : 0);
+}
+
+static int wait_for(flow *f, MPI_Request *requests, const int *expected, int count, int step,
+                    const char *doing, int peer_rank)
+{
+    ftc_watch_progress(&f->comm->watch, step, doing, peer_rank);
+    const int rc = ftc_ft_wait(f->ft, requests, expected, count);
+    if (rc == FTC_DETECTED || ftc_ft_is_process_failure(rc))
+        return FTC_DETECTED;
+    if (rc != MPI_SUCCESS)
+        return ftc_fail_mpi(rc, "ftc_gatherv: %s rank %d failed", doing, peer_rank);
+    return MPI_SUCCESS;
+}
+
+/* ---- the hub: every block, then the word -------------------------------------------------- */
+
+static int copy_own_block(const flow *f)
+{
+    const ftc_gatherv_call *g = f->g;
+    if (g->in_place)
+        return MPI_SUCCESS;
+    return ftc_typed_copy(g->send, g->send_count, g->send_type, g->send_contiguous,
+                          place_of(f, g->root), g->recv_counts[g->root], g->recv_type,
+                          g->recv_contiguous, f->comm->comm);
+}
+
+static int post_receives(flow *f, MPI_Request *receives)
+{
+    const ftc_gatherv_call *g = f->g;
+    int rc = MPI_SUCCESS;
+    for (int j = 1; j < f->n; j++)
+        receives[j - 1] = MPI_REQUEST_NULL;
+    for (int j = 1; rc == MPI_SUCCESS && j < f->n; j++) {
+        const int index = other_index(f, j), rank = rank_at(f, index);
+        rc = f->root_alive
+            ? ftc_p2p_irecv(place_of(f, rank), g->recv_counts[rank], g->recv_type, index, f->tag,
+                            f->epoch, &receives[j - 1])
+            : ftc_p2p_irecv((void *)&nothing, 0, MPI_BYTE, index, f->tag, f->epoch,
+                            &receives[j - 1]);
+    }
+    return rc == MPI_SUCCESS ? MPI_SUCCESS : ftc_fail_mpi(rc, "ftc_gatherv: a receive failed");
+}
+
+static int receive_blocks(flow *f)
+{
+    MPI_Request *receives = f->comm->gatherv->requests;
+    int rc = post_receives(f, receives);
+    if (rc == MPI_SUCCESS && f->root_alive)
+        rc = copy_own_block(f);
+    for (int j = 1; rc == MPI_SUCCESS && j < f->n; j++) {
+        const int rank = rank_at(f, other_index(f, j));
+        const int expected = f->root_alive ? (int)block_bytes_at_root(f, rank) : 0;
+        rc = wait_for(f, &receives[j - 1], &expected, 1, STEP_ENTER, "receiving a block from",
+                      rank);
+        receives[j - 1] = MPI_REQUEST_NULL;
+        f->arrived += rc == MPI_SUCCESS;
+    }
+    for (int j = f->arrived + 1; j < f->n; j++)   /* stopped: the others are given up */
+        if (receives[j - 1] != MPI_REQUEST_NULL) {
+            const int expected = 0;
+            ftc_ft_abandon(&receives[j - 1], &expected, 1);
+        }
+    return rc;
+}
+
+/* The root's word to every rank that waits for it, in batches of
+ * FTC_FT_MAX_WAIT sends. */
+static int pass_word(flow *f)
+{
+    MPI_Request sends[FTC_FT_MAX_WAIT];
+    int expected[FTC_FT_MAX_WAIT];
+    int rc = MPI_SUCCESS, posted = 0, first_peer = -1;
+    bool announced = false;
+    for (int j = 1; rc == MPI_SUCCESS && j <= f->n; j++) {
+        if (j < f->n && other_waits(f, j)) {
+            if (!announced)
+                ftc_allreduce_injection_point(f->comm, f->g->number, STEP_WORD,
+                                              FTC_INJECT_BEFORE_SEND, NULL);
+            announced = true;
+            const int index = other_index(f, j);
+            first_peer = posted == 0 ? rank_at(f, index) : first_peer;
+            expected[posted] = -1;
+            rc = ftc_p2p_isend(&nothing, 0, MPI_BYTE, index, f->tag, f->epoch, &sends[posted]);
+            if (rc != MPI_SUCCESS) {
+                ftc_ft_abandon(sends, expected, posted);
+                return ftc_fail_mpi(rc, "ftc_gatherv: passing the word failed");
+            }
+            posted++;
+        }
+        if (posted > 0 && (posted == FTC_FT_MAX_WAIT || j == f->n)) {
+            rc = wait_for(f, sends, expected, posted, STEP_WORD, "passing the word to",
+                          first_peer);
+            posted = 0;
+        }
+    }
+    return rc;
+}
+
+/* ---- any other rank: its block, then maybe the word ---------------------------------------- */
+
+static int send_block(flow *f)
+{
+    const ftc_gatherv_call *g = f->g;
+    MPI_Request r = MPI_REQUEST_NULL;
+    const int expected = -1;
+    const int rc = f->root_alive
+        ? ftc_p2p_isend(g->send, g->send_count, g->send_type, f->hub, f->tag, f->epoch, &r)
+        : ftc_p2p_isend(&nothing, 0, MPI_BYTE, f->hub, f->tag, f->epoch, &r);
+    if (rc != MPI_SUCCESS)
+        return ftc_fail_mpi(rc, "ftc_gatherv: sending to rank %d failed", rank_at(f, f->hub));
+    return wait_for(f, &r, &expected, 1, STEP_ENTER, "sending a block to", rank_at(f, f->hub));
+}
+
+static int hear_word(flow *f)
+{
+    ftc_allreduce_injection_point(f->comm, f->g->number, STEP_WORD, FTC_INJECT_BEFORE_SEND, NULL);
+    char none = 0;
+    MPI_Request r = MPI_REQUEST_NULL;
+    const int expected = 0;
+    const int rc = ftc_p2p_irecv(&none, 0, MPI_BYTE, f->hub, f->tag, f->epoch, &r);
+    if (rc != MPI_SUCCESS)
+        return ftc_fail_mpi(rc, "ftc_gatherv: waiting for the word of rank %d failed",
+                            rank_at(f, f->hub));
+    return wait_for(f, &r, &expected, 1, STEP_WORD, "waiting for the word of",
+                    rank_at(f, f->hub));
+}
+
+static int run_flow(flow *f)
+{
+    ftc_allreduce_injection_point(f->comm, f->g->number, STEP_ENTER, FTC_INJECT_BEFORE_SEND, NULL);
+    if (ftc_ft_failure_known(f->ft))
+        return FTC_DETECTED;
+    int rc = f->is_hub ? receive_blocks(f) : send_block(f);
+    if (rc == MPI_SUCCESS)
+        ftc_allreduce_injection_point(f->comm, f->g->number, STEP_BLOCKS_HELD,
+                                      FTC_INJECT_BEFORE_SEND, NULL);
+    if (rc == MPI_SUCCESS && f->is_hub)
+        rc = pass_word(f);
+    else if (rc == MPI_SUCCESS && waits_for_word(f, f->g->send_bytes))
+        rc = hear_word(f);
+    return rc;
+}
+
+/* ---- the end of a call ------------------------------------------------------------------------ */
+
+/* This rank's block, packed, where the engine keeps it. */
+static int pack_own_block(const flow *f, char *into)
+{
+    const ftc_gatherv_call *g = f->g;
+    if (g->send_contiguous && ftc_type_is_predefined(g->send_type)) {
+        if (g->send_bytes > 0)
+            memcpy(into, g->send, g->send_bytes);
+        return MPI_SUCCESS;
+    }
+    int position = 0;
+    const int rc = MPI_Pack(g->send, g->send_count, g->send_type, into, (int)g->send_bytes,
+                            &position, f->comm->comm);
+    return rc == MPI_SUCCESS ? MPI_SUCCESS
+                             : ftc_fail_mpi(rc, "ftc_gatherv: packing its block failed");
+}
+
+/* The flow completed here: reported, and this rank's block kept for a late
+ * root where no word said the root has it. */
+static int complete(const flow *f)
+{
+    ftc_comm_t comm = f->comm;
+    ftc_holdings *held = ftc_allreduce_call_holdings(comm);
+    ftc_holdings_clear(held);
+    if (f->is_hub && f->root_alive)
+        ftc_holdings_copy(held, ftc_ft_live_set(f->ft));
+    else if (f->root_alive)
+        ftc_holdings_add(held, comm->rank);
+    const bool everyone_holds = f->is_hub || waits_for_word(f, f->g->send_bytes);
+    const ftc_kept_part part = { .op = MPI_OP_NULL, .block_width = f->g->send_bytes,
+                                 .for_root = true, .root = f->g->root };
+    char *keep_into = NULL;
+    int rc = ftc_allreduce_attempt_completed(comm, f->g->number, held, 0, MPI_BYTE, 0,
+                                             everyone_holds ? FTC_EVERYONE_HOLDS
+                                                            : FTC_OTHERS_MAY_LAG,
+                                             &part, &keep_into);
+    if (rc == MPI_SUCCESS && keep_into) {
+        rc = pack_own_block(f, keep_into);
+        if (rc != MPI_SUCCESS)
+            ftc_ft_drop_kept(f->ft);
+    }
+    return rc;
+}
+
+/* A failure stopped the flow (or a meeting is owed): the survivors end the
+ * call; a living root takes the blocks of S it lacks. */
+static int recover(flow *f)
+{
+    const ftc_gatherv_call *g = f->g;
+    ftc_holdings *held = ftc_allreduce_call_holdings(f->comm);
+    ftc_holdings_clear(held);
+    int rc = MPI_SUCCESS;
+    if (f->root_alive) {
+        ftc_holdings_add(held, f->comm->rank);
+        if (f->is_hub)   /* its own block may not be in place yet */
+            rc = copy_own_block(f);
+        for (int j = 1; f->is_hub && j <= f->arrived; j++)
+            ftc_holdings_add(held, rank_at(f, other_index(f, j)));
+    }
+    const ftc_root_blocks blocks = {
+        .root = g->root, .recv = g->recv, .recv_counts = g->recv_counts, .displs = g->displs,
+        .recv_type = g->recv_type, .recv_extent = g->recv_extent,
+        .recv_type_size = g->recv_type_size, .send = g->send, .send_count = g->send_count,
+        .send_type = g->send_type,
+    };
+    return rc == MPI_SUCCESS ? ftc_allreduce_resume_for_root(f->comm, g->number, &blocks, held)
+                             : rc;
+}
+
+/* ---- the call ---------------------------------------------------------------------------------- */
+
+static bool interrupted(int rc)
+{
+#ifdef FTCOLL_HAVE_ULFM
+    return rc == FTC_DETECTED || ftc_ft_is_process_failure(rc);
+#else
+    (void)rc;
+    return false;
+#endif
+}
+
+int ftc_gatherv_run(const ftc_gatherv_call *g)
+{
+    ftc_comm_t comm = g->comm;
+    flow f = { .g = g, .comm = comm, .ft = comm->ft, .n = ftc_ft_live_count(comm->ft),
+               .root_alive = ftc_ft_is_alive(comm->ft, g->root),
+               .tag = ftc_ft_call_tag(comm->ft, g->number),
+               .epoch = ftc_ft_epoch_comm(comm->ft) };
+    f.hub = f.root_alive ? ftc_ft_epoch_rank(f.ft, g->root) : 0;
+    f.is_hub = ftc_ft_live_index(f.ft) == f.hub;
+    /* a rank others wait for in a meeting goes there first */
+    const int rc = ftc_ft_owes_meeting(f.ft) ? FTC_DETECTED : run_flow(&f);
+    if (rc == MPI_SUCCESS)
+        return complete(&f);
+    return interrupted(rc) ? recover(&f) : rc;
+}
