@@ -236,7 +236,7 @@ int MPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
     return finish(lc, comm, "MPI_Allgatherv", rc, rc == FTC_ERR_STOPPED);
 }
 
-/* ---- MPI_Gather ------------------------------------------------------------ */
+/* ---- MPI_Gather(v) ---------------------------------------------------------- */
 
 int MPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
@@ -257,6 +257,24 @@ int MPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *
     layer_depth--;
     lc->stats.routed[LAYER_GATHER]++;
     return finish(lc, comm, "MPI_Gather", rc, rc == FTC_ERR_STOPPED);
+}
+
+int MPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
+                MPI_Comm comm)
+{
+    layer_comm *lc = routed(comm, LAYER_GATHERV);
+    if (!lc)
+        return PMPI_Gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
+                            root, comm);
+    layer_depth++;
+    const int rc = ftc_gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
+                               recvtype, root, lc->ftc);
+    if (rc == MPI_SUCCESS)
+        layer_note_ft_call(lc);
+    layer_depth--;
+    lc->stats.routed[LAYER_GATHERV]++;
+    return finish(lc, comm, "MPI_Gatherv", rc, rc == FTC_ERR_STOPPED);
 }
 
 /* ---- MPI_Bcast and MPI_Barrier ----------------------------------------- */

@@ -4,7 +4,7 @@
  *
  *   FTCOLL_NATIVE="bcast,barrier"  collectives left to MPI (default: none;
  *                                  allreduce, allgather, allgatherv,
- *                                  gather, bcast, barrier)
+ *                                  gather(v), bcast, barrier)
  *   FTCOLL_REPORT=DIR              write this process's summary there at exit
  *
  * The FTCOLL_* settings of ftcoll itself (FTCOLL_GUARD, ...) are read when
@@ -28,7 +28,7 @@ _Thread_local int layer_depth;
 const char *layer_kind_name(layer_kind kind)
 {
     static const char *const names[LAYER_KINDS] = { "allreduce", "allgather", "bcast", "barrier",
-                                                    "allgatherv", "gather" };
+                                                    "allgatherv", "gather", "gatherv" };
     return names[kind];
 }
 

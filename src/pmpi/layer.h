@@ -6,7 +6,7 @@
  *   init.c         MPI_Init(_thread), MPI_Finalize, MPI_Comm_free; settings
  *   comms.c        one layer_comm per communicator the program used in a
  *                  collective: its ftcoll communicator, made on first use
- *   collectives.c  MPI_Allreduce, MPI_Allgather(v), MPI_Gather, MPI_Bcast,
+ *   collectives.c  MPI_Allreduce, MPI_Allgather(v), MPI_Gather(v), MPI_Bcast,
  *                  MPI_Barrier
  *   summary.c      what the layer did, per process, for ftcrun's summary
  *
@@ -29,7 +29,8 @@ typedef enum {
     LAYER_BARRIER = 3,
     LAYER_ALLGATHERV = 4,
     LAYER_GATHER = 5,
-    LAYER_KINDS = 6
+    LAYER_GATHERV = 6,
+    LAYER_KINDS = 7
 } layer_kind;
 
 const char *layer_kind_name(layer_kind kind);   /* "allreduce", ... */

@@ -585,6 +585,73 @@ static int check_gather_arguments(ftc_comm_t comm, int rank, int p)
     return f;
 }
 
+static int check_gatherv_arguments(ftc_comm_t comm, int rank, int p)
+{
+    int send[4] = { 0 }, recv[4 * 64], counts[64], displs[64];
+    for (int r = 0; r < p; r++) {
+        counts[r] = 2;
+        displs[r] = 2 * (p - 1 - r);   /* reversed */
+    }
+    int f = expect_error("ftc_gatherv to root p",
+                         ftc_gatherv(send, 2, MPI_INT, recv, counts, displs, MPI_INT, p, comm),
+                         MPI_ERR_ROOT, "root");
+    f += expect_error("ftc_gatherv with a negative sendcount",
+                      ftc_gatherv(send, -1, MPI_INT, recv, counts, displs, MPI_INT, 0, comm),
+                      MPI_ERR_COUNT, "sendcount");
+    f += expect_error("ftc_gatherv with a NULL send type",
+                      ftc_gatherv(send, 2, MPI_DATATYPE_NULL, recv, counts, displs, MPI_INT, 0,
+                                  comm), MPI_ERR_TYPE, NULL);
+    f += expect_error("ftc_gatherv from a NULL buffer",
+                      ftc_gatherv(NULL, 2, MPI_INT, recv, counts, displs, MPI_INT, 0, comm),
+                      MPI_ERR_BUFFER, NULL);
+    if (p > 1)   /* each rank names another as root: none of them is */
+        f += expect_error("ftc_gatherv, MPI_IN_PLACE off the root",
+                          ftc_gatherv(MPI_IN_PLACE, 2, MPI_INT, recv, counts, displs, MPI_INT,
+                                      (rank + 1) % p, comm), MPI_ERR_BUFFER, "MPI_IN_PLACE");
+    /* each rank names itself as root: the root's own checks, everywhere */
+    f += expect_error("ftc_gatherv without recvcounts at the root",
+                      ftc_gatherv(send, 2, MPI_INT, recv, NULL, displs, MPI_INT, rank, comm),
+                      MPI_ERR_ARG, "recvcounts");
+    f += expect_error("ftc_gatherv without displs at the root",
+                      ftc_gatherv(send, 2, MPI_INT, recv, counts, NULL, MPI_INT, rank, comm),
+                      MPI_ERR_ARG, "displs");
+    counts[p - 1] = -1;
+    f += expect_error("ftc_gatherv with a negative recvcounts entry",
+                      ftc_gatherv(MPI_IN_PLACE, 2, MPI_INT, recv, counts, displs, MPI_INT, rank,
+                                  comm), MPI_ERR_COUNT, "negative");
+    counts[p - 1] = 2;
+    f += expect_error("ftc_gatherv, the root's send bytes unlike its recvcounts entry",
+                      ftc_gatherv(send, 3, MPI_INT, recv, counts, displs, MPI_INT, rank, comm),
+                      MPI_ERR_ARG, "recvcounts");
+    f += expect_error("ftc_gatherv into a NULL buffer at the root",
+                      ftc_gatherv(send, 2, MPI_INT, NULL, counts, displs, MPI_INT, rank, comm),
+                      MPI_ERR_BUFFER, NULL);
+    f += expect_error("ftc_gatherv with a NULL receive type at the root",
+                      ftc_gatherv(send, 2, MPI_INT, recv, counts, displs, MPI_DATATYPE_NULL,
+                                  rank, comm), MPI_ERR_TYPE, NULL);
+    counts[0] = 1 << 30;   /* 4 GiB of ints */
+    f += expect_error("ftc_gatherv with a block of 2 GiB or more",
+                      ftc_gatherv(MPI_IN_PLACE, 2, MPI_INT, recv, counts, displs, MPI_INT, rank,
+                                  comm), MPI_ERR_COUNT, "block");
+    counts[0] = 2;
+    f += expect_error("ftc_gatherv on a NULL ftc_comm_t",
+                      ftc_gatherv(send, 2, MPI_INT, recv, counts, displs, MPI_INT, 0, NULL),
+                      MPI_ERR_COMM, NULL);
+    /* and a good call still works after them all; the others pass no
+     * receive arguments, which MPI reads at the root only */
+    for (int i = 0; i < 2; i++)
+        send[i] = rank * 10 + i;
+    const bool root = rank == p - 1;
+    f += expect_success("ftc_gatherv after the errors",
+                        ftc_gatherv(send, 2, MPI_INT, root ? recv : NULL, root ? counts : NULL,
+                                    root ? displs : NULL, root ? MPI_INT : MPI_DATATYPE_NULL,
+                                    p - 1, comm));
+    for (int r = 0; r < p && root; r++)
+        for (int i = 0; i < 2; i++)
+            f += expect_true("ftc_gatherv's blocks", recv[displs[r] + i] == r * 10 + i);
+    return f;
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -619,6 +686,7 @@ int main(int argc, char **argv)
     f += check_cross_rank_count_mismatch(comm, my_rank, p);
     f += check_allgatherv_arguments(comm, my_rank, p);
     f += check_gather_arguments(comm, my_rank, p);
+    f += check_gatherv_arguments(comm, my_rank, p);
     f += check_fault_tolerance_api(comm, p);
     f += expect_success("ftc_comm_free", ftc_comm_free(&comm));
     f += expect_true("ftc_comm_free sets the handle to NULL", comm == NULL);

@@ -220,6 +220,47 @@ static void check_gather(MPI_Comm comm)
     free(all);
 }
 
+/* MPI_Gatherv to every root, blocks of rank + 1 ints in reverse rank order
+ * with a gap before each, in place and not: the root's blocks exact, the
+ * gaps untouched, no other rank's buffer written. */
+static void check_gatherv(MPI_Comm comm)
+{
+    int me, p;
+    MPI_Comm_rank(comm, &me);
+    MPI_Comm_size(comm, &p);
+    int *counts = malloc(sizeof(int) * (size_t)p), *displs = malloc(sizeof(int) * (size_t)p);
+    int at = 0;
+    for (int r = p - 1; r >= 0; r--) {
+        counts[r] = r + 1;
+        displs[r] = at + 1;
+        at += r + 2;
+    }
+    int *all = malloc(sizeof(int) * (size_t)(at + 1)), *mine = malloc(sizeof(int) * (size_t)p);
+    for (int i = 0; i <= me; i++)
+        mine[i] = me * 100 + i;
+    for (int root = 0; root < p; root++) {
+        for (int in_place = 0; in_place < 2; in_place++) {
+            for (int i = 0; i <= at; i++)
+                all[i] = -7;
+            const bool here_in_place = in_place && me == root;
+            if (here_in_place)
+                memcpy(all + displs[me], mine, sizeof(int) * (size_t)(me + 1));
+            MPI_Gatherv(here_in_place ? MPI_IN_PLACE : mine, me + 1, MPI_INT, all, counts, displs,
+                        MPI_INT, root, comm);
+            for (int r = 0; r < p; r++)
+                for (int i = -1; i < counts[r]; i++) {
+                    const int want = me == root && i >= 0 ? r * 100 + i : -7;
+                    expect(all[displs[r] + i] == want, in_place ? "gatherv in place" : "gatherv",
+                           all[displs[r] + i], want);
+                }
+        }
+    }
+    free(all);
+    free(mine);
+    free(counts);
+    free(displs);
+}
+
 /* ---- bcast -------------------------------------------------------------- */
 
 static void check_bcast(MPI_Comm comm)
@@ -262,6 +303,7 @@ static void check_communicators(void)
         check_allgather(half);
         check_allgatherv(half);
         check_gather(half);
+        check_gatherv(half);
         MPI_Comm_dup(half, &copy);
         check_bcast(copy);
         MPI_Barrier(copy);
