@@ -20,7 +20,7 @@
  *
  * Reported: the median over the rounds of each side, and their ratio,
  * layer / native. Sizes are bytes per rank: the vector of an allreduce
- * (MPI_FLOAT, MPI_SUM), the block of an allgather(v) or a gather (to
+ * (MPI_FLOAT, MPI_SUM), the block of an allgather(v) or a gather(v) (to
  * root 0), the message of a
  * broadcast (MPI_BYTE, root 0); a barrier has none (0).
  */
@@ -87,6 +87,30 @@ static int gather(int bytes, char *out, int native)
                   : MPI_Gather(send_buf, bytes, MPI_BYTE, out, bytes, MPI_BYTE, 0, MPI_COMM_WORLD);
 }
 
+/* Every rank's block `bytes` to root 0, end to end in rank order there
+ * (the counts made once per size, outside the timed calls). */
+static int gatherv(int bytes, char *out, int native)
+{
+    static int *counts, *displs, made_for = -1;
+    if (!counts) {
+        counts = malloc(sizeof(int) * (size_t)size);
+        displs = malloc(sizeof(int) * (size_t)size);
+        if (!counts || !displs)
+            return MPI_ERR_NO_MEM;
+    }
+    if (made_for != bytes) {
+        for (int r = 0; r < size; r++) {
+            counts[r] = bytes;
+            displs[r] = r * bytes;
+        }
+        made_for = bytes;
+    }
+    return native ? PMPI_Gatherv(send_buf, bytes, MPI_BYTE, out, counts, displs, MPI_BYTE, 0,
+                                 MPI_COMM_WORLD)
+                  : MPI_Gatherv(send_buf, bytes, MPI_BYTE, out, counts, displs, MPI_BYTE, 0,
+                                MPI_COMM_WORLD);
+}
+
 /* The root sends its send buffer; the others receive into `out`. */
 static int bcast(int bytes, char *out, int native)
 {
@@ -113,6 +137,7 @@ static const collective collectives[] = {
     { "allgather", allgather, 1, 1 },
     { "allgatherv", allgatherv, 1, 1 },
     { "gather", gather, 1, 1 },
+    { "gatherv", gatherv, 1, 1 },
     { "bcast", bcast, 1, 0 },
     { "barrier", barrier, 0, 0 },
 };
@@ -162,7 +187,7 @@ static void check(const collective *c, int bytes)
         fail("the native call failed", c, bytes);
     if (c->call == bcast && rank == 0)   /* the root's result is its own data */
         memcpy(layer_buf, native_buf, out_bytes);
-    if (c->call == gather && rank != 0)   /* only the root has a result */
+    if ((c->call == gather || c->call == gatherv) && rank != 0)   /* only the root has one */
         return;
     if (memcmp(layer_buf, native_buf, out_bytes) != 0)
         fail("the layer's result differs from MPI's", c, bytes);

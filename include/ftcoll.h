@@ -290,14 +290,18 @@ ftc_gather_algorithm ftc_gather_decide(int p, size_t block_bytes);
  * more), MPI_ERR_BUFFER (a NULL buffer with a count, MPI_IN_PLACE off the
  * root), MPI_ERR_TYPE, MPI_ERR_ARG (recvcounts or displs NULL at the root;
  * the root's send block differs in bytes from recvcounts[root]),
- * MPI_ERR_TRUNCATE at the root (a rank sent more than its recvcounts
- * entry), or the MPI error a transfer returned.
+ * MPI_ERR_TRUNCATE at the root alone, as in MPI (a rank sent more or fewer
+ * bytes than its recvcounts entry: the root still takes the other blocks
+ * and the others return MPI_SUCCESS), or the MPI error a transfer
+ * returned.
  *
  * With ULFM, ranks may die before or during the call, the root included,
  * and every survivor returns MPI_SUCCESS, as for ftc_gather: a living root
  * holds in place the blocks of S (every survivor's, and a dead rank's that
- * had reached it); a block outside S is left as it was or may hold part of
- * its rank's data; ftc_allreduce_last_report's in_result is S at the root.
+ * the root had taken: it takes them in rank order from its own, and a
+ * block that landed out of that order when the call stopped is not
+ * counted); a block outside S is left as it was or may hold part of its
+ * rank's data; ftc_allreduce_last_report's in_result is S at the root.
  * A dead root has nobody to deliver to: the others return MPI_SUCCESS
  * alike. For a root still inside the call when the others meet, each rank
  * keeps a copy of its own block of up to 16 KiB; a larger block, and every

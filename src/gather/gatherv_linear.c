@@ -146,19 +146,32 @@ static int post_receives(flow *f, MPI_Request *receives)
     return rc == MPI_SUCCESS ? MPI_SUCCESS : ftc_fail_mpi(rc, "ftc_gatherv: a receive failed");
 }
 
-static int receive_blocks(flow *f)
+/*
+ * Every block, in the hub's order. A block of another size than its
+ * recvcounts entry (the user's error, which only the root can see) is an
+ * error here alone, as in MPI: the root still takes every other block, so
+ * that none is left to match a later call's receive, and still passes its
+ * word (*error then says what to return). A death stops it at once.
+ */
+static int receive_blocks(flow *f, int *error)
 {
     MPI_Request *receives = f->comm->gatherv->requests;
     int rc = post_receives(f, receives);
     if (rc == MPI_SUCCESS && f->root_alive)
         rc = copy_own_block(f);
+    bool counting = true;   /* every block so far arrived whole */
     for (int j = 1; rc == MPI_SUCCESS && j < f->n; j++) {
         const int rank = rank_at(f, other_index(f, j));
         const int expected = f->root_alive ? (int)block_bytes_at_root(f, rank) : 0;
         rc = wait_for(f, &receives[j - 1], &expected, 1, STEP_ENTER, "receiving a block from",
                       rank);
         receives[j - 1] = MPI_REQUEST_NULL;
-        f->arrived += rc == MPI_SUCCESS;
+        counting = counting && rc == MPI_SUCCESS;
+        f->arrived += counting;
+        if (rc != MPI_SUCCESS && rc != FTC_DETECTED && *error == MPI_SUCCESS)
+            *error = ftc_fail(rc, "ftc_gatherv: rank %d's block is not the recvcounts[%d] x "
+                              "size(recvtype) = %d bytes the root takes", rank, rank, expected);
+        rc = rc == FTC_DETECTED ? rc : MPI_SUCCESS;
     }
     for (int j = f->arrived + 1; j < f->n; j++)   /* stopped: the others are given up */
         if (receives[j - 1] != MPI_REQUEST_NULL) {
@@ -230,12 +243,14 @@ static int hear_word(flow *f)
                     rank_at(f, f->hub));
 }
 
-static int run_flow(flow *f)
+/* The flow; *error: a block of the wrong size arrived at the root, which
+ * ends the call there alone (receive_blocks). */
+static int run_flow(flow *f, int *error)
 {
     ftc_allreduce_injection_point(f->comm, f->g->number, STEP_ENTER, FTC_INJECT_BEFORE_SEND, NULL);
     if (ftc_ft_failure_known(f->ft))
         return FTC_DETECTED;
-    int rc = f->is_hub ? receive_blocks(f) : send_block(f);
+    int rc = f->is_hub ? receive_blocks(f, error) : send_block(f);
     if (rc == MPI_SUCCESS)
         ftc_allreduce_injection_point(f->comm, f->g->number, STEP_BLOCKS_HELD,
                                       FTC_INJECT_BEFORE_SEND, NULL);
@@ -298,22 +313,22 @@ static int recover(flow *f)
     const ftc_gatherv_call *g = f->g;
     ftc_holdings *held = ftc_allreduce_call_holdings(f->comm);
     ftc_holdings_clear(held);
-    int rc = MPI_SUCCESS;
-    if (f->root_alive) {
+    /* the root's own block may not be in place yet; should the copy fail,
+     * the root meets all the same (the others wait for it there), without
+     * it, and returns the copy's error afterwards */
+    const int copied = f->root_alive && f->is_hub ? copy_own_block(f) : MPI_SUCCESS;
+    if (f->root_alive && copied == MPI_SUCCESS)
         ftc_holdings_add(held, f->comm->rank);
-        if (f->is_hub)   /* its own block may not be in place yet */
-            rc = copy_own_block(f);
-        for (int j = 1; f->is_hub && j <= f->arrived; j++)
-            ftc_holdings_add(held, rank_at(f, other_index(f, j)));
-    }
+    for (int j = 1; f->root_alive && f->is_hub && j <= f->arrived; j++)
+        ftc_holdings_add(held, rank_at(f, other_index(f, j)));
     const ftc_root_blocks blocks = {
         .root = g->root, .recv = g->recv, .recv_counts = g->recv_counts, .displs = g->displs,
         .recv_type = g->recv_type, .recv_extent = g->recv_extent,
         .recv_type_size = g->recv_type_size, .send = g->send, .send_count = g->send_count,
         .send_type = g->send_type,
     };
-    return rc == MPI_SUCCESS ? ftc_allreduce_resume_for_root(f->comm, g->number, &blocks, held)
-                             : rc;
+    const int rc = ftc_allreduce_resume_for_root(f->comm, g->number, &blocks, held);
+    return rc == MPI_SUCCESS ? copied : rc;
 }
 
 /* ---- the call ---------------------------------------------------------------------------------- */
@@ -338,7 +353,10 @@ int ftc_gatherv_run(const ftc_gatherv_call *g)
     f.hub = f.root_alive ? ftc_ft_epoch_rank(f.ft, g->root) : 0;
     f.is_hub = ftc_ft_live_index(f.ft) == f.hub;
     /* a rank others wait for in a meeting goes there first */
-    const int rc = ftc_ft_owes_meeting(f.ft) ? FTC_DETECTED : run_flow(&f);
+    int error = MPI_SUCCESS;
+    const int rc = ftc_ft_owes_meeting(f.ft) ? FTC_DETECTED : run_flow(&f, &error);
+    if (rc == MPI_SUCCESS && error != MPI_SUCCESS)
+        return error;
     if (rc == MPI_SUCCESS)
         return complete(&f);
     return interrupted(rc) ? recover(&f) : rc;

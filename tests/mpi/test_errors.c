@@ -12,6 +12,7 @@
 #include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <mpi.h>
@@ -637,8 +638,27 @@ static int check_gatherv_arguments(ftc_comm_t comm, int rank, int p)
     f += expect_error("ftc_gatherv on a NULL ftc_comm_t",
                       ftc_gatherv(send, 2, MPI_INT, recv, counts, displs, MPI_INT, 0, NULL),
                       MPI_ERR_COMM, NULL);
-    /* and a good call still works after them all; the others pass no
-     * receive arguments, which MPI reads at the root only */
+    /* a rank sending more, then fewer, bytes than the root takes: an error
+     * at the root alone, as in MPI; every other rank returns (a block over
+     * 16 KiB waits for the root's word, which still comes) */
+    enum { BIG = 5000 };
+    int *big = calloc((size_t)BIG * (size_t)p + 1, sizeof(int)), bigs[64], big_displs[64];
+    for (int r = 0; r < p; r++) {
+        bigs[r] = BIG;
+        big_displs[r] = BIG * r;
+    }
+    for (int more = 1; p > 1 && big && more >= -1; more -= 2) {
+        const int mine = BIG + (rank == 0 ? more : 0);
+        const int rc = ftc_gatherv(big, rank == p - 1 ? BIG : mine, MPI_INT, big, bigs,
+                                   big_displs, MPI_INT, p - 1, comm);
+        f += rank == p - 1 ? expect_error(more > 0 ? "ftc_gatherv, a block too long"
+                                                   : "ftc_gatherv, a block too short",
+                                          rc, MPI_ERR_TRUNCATE, "rank 0's block")
+                           : expect_success("ftc_gatherv beside a wrong block", rc);
+    }
+    free(big);
+    /* and a good call still works after them all, no stale block matched;
+     * the others pass no receive arguments, which MPI reads at the root only */
     for (int i = 0; i < 2; i++)
         send[i] = rank * 10 + i;
     const bool root = rank == p - 1;

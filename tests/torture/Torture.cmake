@@ -1,7 +1,7 @@
 # External-kill torture (ULFM only; tests/torture/README.md). Included from
 # tests/CMakeLists.txt.
 #
-#   torture_api    ftc_allreduce (or ftc_bcast, ftc_allgather(v)) through ftcoll's
+#   torture_api    ftc_allreduce (or ftc_bcast, ftc_allgather(v), ftc_gather(v)) through ftcoll's
 #                  API, every element checked
 #   torture_pmpi   a plain MPI program, for ftcrun (the PMPI layer)
 #   torture.py     the driver: SIGKILLs ranks by pid from outside at random
@@ -10,8 +10,9 @@
 #
 # torture.bounded (label torture) runs FTCOLL_TORTURE_JOBS jobs over p = 2..16
 # (about 2 s a job on two cores when nothing hangs; a hang costs the job's
-# time limit), torture.allgather, torture.allgatherv and torture.gather a
-# third as many each of back-to-back allgathers, allgathervs and gathers.
+# time limit), torture.allgather, torture.allgatherv, torture.gather and
+# torture.gatherv a third as many each of back-to-back allgathers,
+# allgathervs, gathers and gathervs.
 # `make torture TORTURE_JOBS=1000` runs a long one.
 if(NOT FTCOLL_HAVE_ULFM)
   return()
@@ -58,9 +59,16 @@ add_test(NAME torture.gather
           --time-limit ${FTCOLL_TORTURE_TIME_LIMIT} --build ${PROJECT_BINARY_DIR}
           --mpi-prefix ${FTCOLL_MPI_PREFIX_DIR}
           --keep-logs ${CMAKE_CURRENT_BINARY_DIR}/torture-logs-gather)
+add_test(NAME torture.gatherv
+  COMMAND ${torture_dir}/torture.py --jobs ${torture_allgather_jobs}
+          --seed ${FTCOLL_TORTURE_SEED} --collective gatherv
+          --time-limit ${FTCOLL_TORTURE_TIME_LIMIT} --build ${PROJECT_BINARY_DIR}
+          --mpi-prefix ${FTCOLL_MPI_PREFIX_DIR}
+          --keep-logs ${CMAKE_CURRENT_BINARY_DIR}/torture-logs-gatherv)
 # Every job oversubscribes both cores and runs against a time limit, and
 # the calibration times failure-free runs: nothing else runs beside it.
 set_tests_properties(torture.bounded torture.allgather torture.allgatherv torture.gather
+                     torture.gatherv
   PROPERTIES
   LABELS torture
   TIMEOUT 900

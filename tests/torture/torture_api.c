@@ -35,7 +35,7 @@
  * line's).
  *
  * Usage: torture_api CALLS [--length N] [--after none|allgather|survivors|both]
- *                    [--collective allreduce|bcast|allgather|allgatherv|gather]
+ *                    [--collective allreduce|bcast|allgather|allgatherv|gather|gatherv]
  * Environment: TORTURE_PIDS, TORTURE_STARTED, TORTURE_PROGRESS (the pids,
  * the start of the calls and each rank's call number, for the driver: see
  * torture_launch.h).
@@ -86,7 +86,7 @@ typedef enum {
 typedef enum { AFTER_NONE, AFTER_ALLGATHER, AFTER_SURVIVORS, AFTER_BOTH } after_loop;
 
 typedef enum { LOOP_ALLREDUCE, LOOP_BCAST, LOOP_ALLGATHER, LOOP_ALLGATHERV,
-               LOOP_GATHER } loop_collective;
+               LOOP_GATHER, LOOP_GATHERV } loop_collective;
 
 typedef struct {
     int calls;
@@ -598,8 +598,9 @@ static int torture_allgather_loop_call(ftc_comm_t comm, run_state *st, const opt
     return 0;
 }
 
-/* --collective gather: call `call` gathers to a root that moves from call
- * to call. */
+/* --collective gather(v): call `call` gathers to a root that moves from
+ * call to call (gatherv: blocks some shorter or empty, in reverse rank
+ * order). */
 static int gather_loop_root(int call, int p)
 {
     return (int)(((unsigned)call * 2654435761u >> 8) % (unsigned)p);
@@ -611,17 +612,23 @@ static int torture_gather_loop_call(ftc_comm_t comm, run_state *st, const option
     const int n = opt->fixed_length ? opt->fixed_length : allgather_loop_length(call);
     const int root = gather_loop_root(call, st->p);
     const bool at_root = st->rank == root, in_place = at_root && call % 2 == 0;
-    const block_layout b = layout_of(st, call, n, false);
+    const bool as_v = opt->collective == LOOP_GATHERV;
+    const block_layout b = layout_of(st, call, n, as_v);
     for (size_t i = 0; i < (size_t)n * (size_t)st->p; i++)
         all[i] = UNTOUCHED;
     int *own = in_place ? region(&b, all, st->rank) : mine;
-    for (int i = 0; i < n; i++)
+    for (int i = 0; i < b.counts[st->rank]; i++)
         own[i] = input_int(st->rank, call, i);
     const uint64_t dead_before = known_dead(comm, st);
-    const int rc = ftc_gather(in_place ? MPI_IN_PLACE : mine, n, MPI_INT, all, n, MPI_INT, root,
-                              comm);
+    int displs[MAX_RANKS];
+    for (int r = 0; r < st->p; r++)
+        displs[r] = b.regions[r] * n;
+    const int rc = as_v
+        ? ftc_gatherv(in_place ? MPI_IN_PLACE : mine, b.counts[st->rank], MPI_INT, all, b.counts,
+                      displs, MPI_INT, root, comm)
+        : ftc_gather(in_place ? MPI_IN_PLACE : mine, n, MPI_INT, all, n, MPI_INT, root, comm);
     uint64_t s;
-    if (call_reported(comm, st, call, "ftc_gather", rc, &s) != 0)
+    if (call_reported(comm, st, call, as_v ? "ftc_gatherv" : "ftc_gather", rc, &s) != 0)
         return 1;
     int bad = 0;
     if (at_root) {
@@ -761,6 +768,8 @@ static int parse_options(int argc, char **argv, options *opt)
                 opt->collective = LOOP_ALLGATHERV;
             else if (strcmp(c, "gather") == 0)
                 opt->collective = LOOP_GATHER;
+            else if (strcmp(c, "gatherv") == 0)
+                opt->collective = LOOP_GATHERV;
             else
                 return 1;
         } else {
@@ -769,7 +778,7 @@ static int parse_options(int argc, char **argv, options *opt)
     }
     const int longest = opt->collective == LOOP_BCAST ? BCAST_LOOP_MAX_LENGTH
                       : opt->collective == LOOP_ALLGATHER || opt->collective == LOOP_ALLGATHERV
-                        || opt->collective == LOOP_GATHER
+                        || opt->collective == LOOP_GATHER || opt->collective == LOOP_GATHERV
                       ? ALLGATHER_MAX_LENGTH : MAX_LENGTH;
     return opt->calls < 1 || opt->fixed_length < 0 || opt->fixed_length > longest;
 }
@@ -784,7 +793,7 @@ int main(int argc, char **argv)
     if (parse_options(argc, argv, &opt) != 0 || st.p > MAX_RANKS) {
         if (st.rank == 0)
             fprintf(stderr, "usage: torture_api CALLS [--length 1..%d] "
-                    "[--after none|allgather|survivors|both] [--collective allreduce|bcast|allgather|allgatherv|gather] "
+                    "[--after none|allgather|survivors|both] [--collective allreduce|bcast|allgather|allgatherv|gather|gatherv] "
                     "(at most %d ranks)\n",
                     MAX_LENGTH, MAX_RANKS);
         MPI_Finalize();
@@ -816,7 +825,7 @@ int main(int argc, char **argv)
             ? torture_bcast_loop_call(comm, &st, &opt, call, broadcast)
             : opt.collective == LOOP_ALLGATHER || opt.collective == LOOP_ALLGATHERV
             ? torture_allgather_loop_call(comm, &st, &opt, call, send, gathered)
-            : opt.collective == LOOP_GATHER
+            : opt.collective == LOOP_GATHER || opt.collective == LOOP_GATHERV
             ? torture_gather_loop_call(comm, &st, &opt, call, send, gathered)
             : torture_call(comm, &st, &opt, call, user_op, send, recv) != 0
               || torture_other(comm, &st, call) != 0;
@@ -824,7 +833,8 @@ int main(int argc, char **argv)
             break;
     }
     /* broadcasts and gathers report no S of the survivors: one allreduce gives it */
-    if ((opt.collective == LOOP_BCAST || opt.collective == LOOP_GATHER) && st.errors == 0) {
+    if ((opt.collective == LOOP_BCAST || opt.collective == LOOP_GATHER
+         || opt.collective == LOOP_GATHERV) && st.errors == 0) {
         const options cycling = { .calls = opt.calls, .fixed_length = 0 };
         torture_call(comm, &st, &cycling, opt.calls + 1, user_op, send, recv);
     }

@@ -33,7 +33,8 @@
  * block every survivor gets).
  *
  * Four calls later, one MPI_Gather of the same blocks to a rank of the last
- * S that moves from gather to gather, every other one in place: the root
+ * S that moves from gather to gather (every other pair an MPI_Gatherv, in
+ * reverse rank order), every other one in place: the root
  * checks its buffer as the allgather's, and at the next allreduce the
  * block of every rank of its S; the others check only MPI_SUCCESS.
  *
@@ -273,15 +274,18 @@ static void gather(run_state *st, int call, long long *send, long long *all)
     check_gathered(st, call, name, all, displs, n);
 }
 
-/* MPI_Gather of the same blocks to a rank of the last S. */
+/* MPI_Gather of the same blocks to a rank of the last S; every other pair
+ * an MPI_Gatherv of them in reverse rank order. */
 static void gather_to_root(run_state *st, int call, long long *send, long long *all)
 {
     static const int lengths[] = { 1, 100, 1000 };
     const int n = lengths[(call / BURST_EVERY) % 3], in_place = (call / BURST_EVERY) % 2;
-    int members = 0, pick = 0, root = 0, displs[MAX_RANKS];
+    const bool as_v = (call / BURST_EVERY) % 4 >= 2;
+    int members = 0, pick = 0, root = 0, counts[MAX_RANKS], displs[MAX_RANKS];
     for (int r = 0; r < st->p; r++) {
         members += (st->s >> r) & 1u;
-        displs[r] = r * n;
+        counts[r] = n;
+        displs[r] = (as_v ? st->p - 1 - r : r) * n;
     }
     pick = (call / BURST_EVERY) % (members > 0 ? members : 1);
     for (int r = 0; r < st->p; r++)
@@ -293,16 +297,20 @@ static void gather_to_root(run_state *st, int call, long long *send, long long *
     long long *own = in_place && at_root ? all + displs[st->rank] : send;
     for (int i = 0; i < n; i++)
         own[i] = gather_element(call, st->rank, i);
-    const int rc = MPI_Gather(in_place && at_root ? MPI_IN_PLACE : send, n, MPI_LONG_LONG, all,
-                              n, MPI_LONG_LONG, root, MPI_COMM_WORLD);
+    const void *from = in_place && at_root ? MPI_IN_PLACE : send;
+    const char *name = as_v ? "MPI_Gatherv" : "MPI_Gather";
+    const int rc = as_v ? MPI_Gatherv(from, n, MPI_LONG_LONG, all, counts, displs, MPI_LONG_LONG,
+                                      root, MPI_COMM_WORLD)
+                        : MPI_Gather(from, n, MPI_LONG_LONG, all, n, MPI_LONG_LONG, root,
+                                     MPI_COMM_WORLD);
     if (rc != MPI_SUCCESS) {
-        fprintf(stderr, "ERROR rank %d call %d: MPI_Gather to %d returned %d\n", st->rank, call,
+        fprintf(stderr, "ERROR rank %d call %d: %s to %d returned %d\n", st->rank, call, name,
                 root, rc);
         st->errors++;
         return;
     }
     if (at_root)
-        check_gathered(st, call, "MPI_Gather", all, displs, n);
+        check_gathered(st, call, name, all, displs, n);
 }
 
 /* The survivors' digests, compared by one more (fault-tolerant) allreduce. */
