@@ -24,6 +24,7 @@
  * root 0), the message of a
  * broadcast (MPI_BYTE, root 0); a barrier has none (0).
  */
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -57,15 +58,16 @@ static int allgather(int bytes, char *out, int native)
 }
 
 /* Every rank's block `bytes`, end to end in rank order, as most programs
- * lay them out (the counts made once per size, outside the timed calls). */
-static int allgatherv(int bytes, char *out, int native)
+ * lay them out: the counts and displacements of the v collectives, made
+ * once per size, outside the timed calls; false when out of memory. */
+static bool end_to_end(int bytes, int **counts_out, int **displs_out)
 {
     static int *counts, *displs, made_for = -1;
     if (!counts) {
         counts = malloc(sizeof(int) * (size_t)size);
         displs = malloc(sizeof(int) * (size_t)size);
         if (!counts || !displs)
-            return MPI_ERR_NO_MEM;
+            return false;
     }
     if (made_for != bytes) {
         for (int r = 0; r < size; r++) {
@@ -74,6 +76,16 @@ static int allgatherv(int bytes, char *out, int native)
         }
         made_for = bytes;
     }
+    *counts_out = counts;
+    *displs_out = displs;
+    return true;
+}
+
+static int allgatherv(int bytes, char *out, int native)
+{
+    int *counts, *displs;
+    if (!end_to_end(bytes, &counts, &displs))
+        return MPI_ERR_NO_MEM;
     return native ? PMPI_Allgatherv(send_buf, bytes, MPI_BYTE, out, counts, displs, MPI_BYTE,
                                     MPI_COMM_WORLD)
                   : MPI_Allgatherv(send_buf, bytes, MPI_BYTE, out, counts, displs, MPI_BYTE,
@@ -87,24 +99,12 @@ static int gather(int bytes, char *out, int native)
                   : MPI_Gather(send_buf, bytes, MPI_BYTE, out, bytes, MPI_BYTE, 0, MPI_COMM_WORLD);
 }
 
-/* Every rank's block `bytes` to root 0, end to end in rank order there
- * (the counts made once per size, outside the timed calls). */
+/* Every rank's block `bytes` to root 0, end to end in rank order there. */
 static int gatherv(int bytes, char *out, int native)
 {
-    static int *counts, *displs, made_for = -1;
-    if (!counts) {
-        counts = malloc(sizeof(int) * (size_t)size);
-        displs = malloc(sizeof(int) * (size_t)size);
-        if (!counts || !displs)
-            return MPI_ERR_NO_MEM;
-    }
-    if (made_for != bytes) {
-        for (int r = 0; r < size; r++) {
-            counts[r] = bytes;
-            displs[r] = r * bytes;
-        }
-        made_for = bytes;
-    }
+    int *counts, *displs;
+    if (!end_to_end(bytes, &counts, &displs))
+        return MPI_ERR_NO_MEM;
     return native ? PMPI_Gatherv(send_buf, bytes, MPI_BYTE, out, counts, displs, MPI_BYTE, 0,
                                  MPI_COMM_WORLD)
                   : MPI_Gatherv(send_buf, bytes, MPI_BYTE, out, counts, displs, MPI_BYTE, 0,

@@ -344,19 +344,6 @@ static bool root_inside(const ftc_ft_meeting *m, int root)
     return false;   /* dead */
 }
 
-/* Who sends rank r's block to the root: the lowest participant but the
- * root that holds it; -1 when the root holds it, or nobody does. */
-static int sender_of(const ftc_holdings *values, const bool *participant, int size, int root,
-                     int r)
-{
-    if (ftc_holdings_has(&values[root], r))
-        return -1;
-    for (int q = 0; q < size; q++)
-        if (q != root && participant[q] && ftc_holdings_has(&values[q], r))
-            return q;
-    return -1;
-}
-
 /* At the root: every block it lacks, straight into its place, in batches
  * of FTC_FT_MAX_WAIT receives. */
 static int receive_blocks(ftc_ft_call *c, const ftc_root_blocks *b, const ftc_holdings *values,
@@ -368,7 +355,8 @@ static int receive_blocks(ftc_ft_call *c, const ftc_root_blocks *b, const ftc_ho
     int expected[FTC_FT_MAX_WAIT];
     int rc = MPI_SUCCESS, posted = 0, first_peer = -1;
     for (int owner = 0; rc == MPI_SUCCESS && owner <= size; owner++) {
-        const int from = owner < size ? sender_of(values, participant, size, b->root, owner) : -1;
+        const int from = owner < size
+            ? ftc_recovery_root_sender(size, participant, values, b->root, owner) : -1;
         if (from >= 0) {
             first_peer = posted == 0 ? from : first_peer;
             expected[posted] = b->recv_counts[owner] * b->recv_type_size;
@@ -392,7 +380,7 @@ static int send_blocks(ftc_ft_call *c, const ftc_root_blocks *b, const ftc_holdi
 {
     const int me = c->comm->rank;
     for (int owner = 0; owner < c->comm->size; owner++) {
-        if (sender_of(values, participant, c->comm->size, b->root, owner) != me)
+        if (ftc_recovery_root_sender(c->comm->size, participant, values, b->root, owner) != me)
             continue;
         if (owner != me)
             return ftc_fail(MPI_ERR_INTERN, "ftc_allreduce: rank %d holds rank %d's block for "

@@ -57,4 +57,15 @@ ftc_plan_status ftc_recovery_plan_build(ftc_recovery_plan *plan, int size, const
                                         const ftc_holdings *held);
 void ftc_recovery_plan_destroy(ftc_recovery_plan *plan);
 
+/*
+ * The round for blocks only a root needs (a gatherv's): holdings are
+ * blocks, not partial values, and nothing is reduced. Each block of S
+ * (every block a participant holds) that the root lacks goes straight to
+ * it from the lowest participant other than the root that holds it:
+ * ftc_recovery_root_sender says who (-1: the root holds it, or nobody
+ * does). held[r] is read only where participant[r].
+ */
+int ftc_recovery_root_sender(int size, const bool *participant, const ftc_holdings *held,
+                             int root, int owner);
+
 #endif

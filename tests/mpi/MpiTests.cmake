@@ -38,7 +38,7 @@ set(FTCOLL_MPI_TEST_ENV ${FTCOLL_TEST_ENV} FTCOLL_ALLGATHER_ALGORITHM= FTCOLL_VE
 function(ftcoll_mpi_program target source library)
   cmake_parse_arguments(ARG "SANITIZED" "" "" ${ARGN})
   add_executable(${target} ${FTCOLL_MPI_TEST_DIR}/${source} ${FTCOLL_MPI_TEST_DIR}/harness.c
-                 ${FTCOLL_MPI_TEST_DIR}/layouts.c)
+                 ${FTCOLL_MPI_TEST_DIR}/layouts.c ${FTCOLL_MPI_TEST_DIR}/rooted_kill.c)
   target_link_libraries(${target} PRIVATE ${library})
   target_compile_options(${target} PRIVATE ${FTCOLL_WARNINGS})
   if(ARG_SANITIZED)
@@ -414,6 +414,9 @@ if(FTCOLL_VALGRIND AND VALGRIND)
   # And one gather run (p = 3: every tree and root, the word's room).
   ftcoll_mpi_test(valgrind.gather.p03 3 mpi_test_gather LABEL valgrind
     EXPECT "${FTCOLL_GATHER_OK}" LAUNCH_WRAPPER ${ftcoll_memcheck})
+  # And one gatherv run (p = 3: every root, copies kept and the word).
+  ftcoll_mpi_test(valgrind.gatherv.p03 3 mpi_test_gatherv LABEL valgrind
+    EXPECT "${FTCOLL_GATHERV_OK}" LAUNCH_WRAPPER ${ftcoll_memcheck})
   # And one allreduce run (p = 3: a fold), its large cases cut to 5000 elements.
   ftcoll_mpi_test(valgrind.allreduce.p03 3 mpi_test_allreduce LABEL valgrind
     EXPECT "${FTCOLL_ALLREDUCE_OK}" LAUNCH_WRAPPER ${ftcoll_memcheck} ARGS --large 5000)

@@ -32,14 +32,13 @@
 
 #include "ftcoll.h"
 #include "harness.h"
+#include "rooted_kill.h"
 
-enum { CALLS = 7, MAX_RANKS = 64, UNTOUCHED = -1 };
+enum { CALLS = ROOTED_CALLS, MAX_RANKS = ROOTED_MAX_RANKS, UNTOUCHED = ROOTED_UNTOUCHED };
 
 static long recovered_before = 0;   /* check_recovered_calls' count (one communicator) */
 static const int BASE[CALLS] = { 1, 3, 1000, 8, 20000, 5, 2 };
 enum { GAP = 2 };   /* elements before each block */
-
-static int root_of(int call, int p) { return (3 * call) % p; }
 
 static int count_of(int rank, int call)
 {
@@ -60,44 +59,13 @@ static int displ_of(int r, int call, int p, int *total)
     return mine;
 }
 
-static int element(int rank, int call, int i) { return rank * 1000000 + call * 100000 + i; }
-
-static bool in_place(int call) { return call == 3 || call == 6; }
-
-static int stride_of(int call) { return call == 4 ? 2 : 1; }
-
-/* An int, then a gap of one int. */
-static MPI_Datatype strided_int(void)
-{
-    MPI_Datatype type;
-    MPI_Type_create_resized(MPI_INT, 0, 2 * sizeof(int), &type);
-    MPI_Type_commit(&type);
-    return type;
-}
-
-/* Every other int for call 4; call 6 an int as a derived type; else ints. */
-static MPI_Datatype recv_type_of(int call)
-{
-    MPI_Datatype type = MPI_INT;
-    if (call == 4) {
-        type = strided_int();
-    } else if (call == 6) {
-        MPI_Type_contiguous(1, MPI_INT, &type);
-        MPI_Type_commit(&type);
-    }
-    return type;
-}
-
-/* Call 2's blocks go out from every other int. */
-static int send_stride_of(int call) { return call == 2 ? 2 : 1; }
-
 /* Block by block at the root: a valid one exact, the gaps untouched; the
  * block of a rank dead before the call untouched; every int outside the
  * blocks untouched. */
 static int check_blocks(int rank, int p, int call, const int *data, size_t ints, uint64_t valid,
                         uint64_t dead_before)
 {
-    const int stride = stride_of(call);
+    const int stride = rooted_stride_of(call);
     bool *in_block = calloc(ints + 1, sizeof(bool));
     if (!in_block)
         die("out of memory");
@@ -110,7 +78,7 @@ static int check_blocks(int rank, int p, int call, const int *data, size_t ints,
             in_block[at] = i % stride == 0;
             if (!check_valid && !check_untouched)
                 continue;
-            const int want = check_valid && i % stride == 0 ? element(r, call, i / stride)
+            const int want = check_valid && i % stride == 0 ? rooted_element(r, call, i / stride)
                                                             : UNTOUCHED;
             if (data[at] != want) {
                 fprintf(stderr, "MISMATCH rank %d call %d: block %d int %d is %d, expected %d "
@@ -132,7 +100,8 @@ static int check_blocks(int rank, int p, int call, const int *data, size_t ints,
 
 static int check_call(ftc_comm_t comm, int rank, int p, int call, uint64_t *root_valid)
 {
-    const int count = count_of(rank, call), stride = stride_of(call), root = root_of(call, p);
+    const int count = count_of(rank, call), stride = rooted_stride_of(call);
+    const int root = rooted_root_of(call, p);
     int total = 0, counts[MAX_RANKS], displs[MAX_RANKS];
     for (int r = 0; r < p; r++) {
         counts[r] = count_of(r, call);
@@ -140,18 +109,18 @@ static int check_call(ftc_comm_t comm, int rank, int p, int call, uint64_t *root
     }
     const size_t ints = (size_t)total * (size_t)stride;
     int *data = checked_malloc(sizeof(int) * ints);
-    const int send_stride = send_stride_of(call);
+    const int send_stride = rooted_send_stride_of(call);
     int *mine = checked_malloc(sizeof(int) * (size_t)count * (size_t)send_stride + 1);
     for (size_t i = 0; i < ints; i++)
         data[i] = UNTOUCHED;
     for (int i = 0; i < count; i++)
-        mine[i * send_stride] = element(rank, call, i);
-    const bool at_root = rank == root, here_in_place = at_root && in_place(call);
+        mine[i * send_stride] = rooted_element(rank, call, i);
+    const bool at_root = rank == root, here_in_place = at_root && rooted_in_place(call);
     if (here_in_place)
         for (int i = 0; i < count; i++)
-            data[(size_t)(displs[rank] + i) * (size_t)stride] = element(rank, call, i);
-    MPI_Datatype type = recv_type_of(call);
-    MPI_Datatype send_type = send_stride > 1 ? strided_int() : MPI_INT;
+            data[(size_t)(displs[rank] + i) * (size_t)stride] = rooted_element(rank, call, i);
+    MPI_Datatype type = rooted_recv_type_of(call);
+    MPI_Datatype send_type = send_stride > 1 ? rooted_strided_int() : MPI_INT;
     const uint64_t dead_before = known_dead_ranks(comm, p);
     const int rc = ftc_gatherv(here_in_place ? MPI_IN_PLACE : mine, count, send_type, data,
                                counts, displs, type, root, comm);
@@ -183,64 +152,8 @@ static int check_call(ftc_comm_t comm, int rank, int p, int call, uint64_t *root
     return wrong;
 }
 
-/* The survivors as a bitmap of the original ranks. */
-static uint64_t survivors_of(MPI_Comm survivors)
-{
-    MPI_Group world_group, group;
-    MPI_Comm_group(MPI_COMM_WORLD, &world_group);
-    MPI_Comm_group(survivors, &group);
-    int n;
-    MPI_Group_size(group, &n);
-    uint64_t set = 0;
-    for (int i = 0; i < n; i++) {
-        int r;
-        MPI_Group_translate_ranks(group, 1, &i, world_group, &r);
-        set |= (uint64_t)1 << r;
-    }
-    MPI_Group_free(&group);
-    MPI_Group_free(&world_group);
-    return set;
-}
-
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
-    int rank, p;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &p);
-    if (p > MAX_RANKS)
-        die("at most 64 ranks");
-    ftc_comm_t comm;
-    if (ftc_comm_create(MPI_COMM_WORLD, &comm) != MPI_SUCCESS)
-        die(ftc_error_message());
-    int wrong = 0;
-    uint64_t valid[CALLS];
-    for (int call = 1; call <= CALLS; call++)
-        wrong += check_call(comm, rank, p, call, &valid[call - 1]);
-
-    MPI_Comm survivors;
-    if (ftc_comm_survivors(comm, &survivors) != MPI_SUCCESS)
-        die(ftc_error_message());
-    int n, reporter, total_wrong = 0;
-    uint64_t at_roots[CALLS];
-    MPI_Comm_size(survivors, &n);
-    MPI_Comm_rank(survivors, &reporter);
-    const uint64_t alive = survivors_of(survivors);
-    for (int call = 1; call <= CALLS; call++)
-        if (rank == root_of(call, p) && (valid[call - 1] & alive) != alive) {
-            fprintf(stderr, "FAIL rank %d call %d: S = %llx misses survivors %llx\n", rank, call,
-                    (unsigned long long)valid[call - 1], (unsigned long long)alive);
-            wrong++;
-        }
-    MPI_Allreduce(valid, at_roots, CALLS, MPI_UINT64_T, MPI_BOR, survivors);
-    MPI_Allreduce(&wrong, &total_wrong, 1, MPI_INT, MPI_SUM, survivors);
-    if (reporter == 0) {
-        printf("gatherv-kill p=%d survivors=%d calls=%d wrong=%d S=[", p, n, CALLS, total_wrong);
-        for (int call = 0; call < CALLS; call++)
-            printf("%s%llx", call ? " " : "", (unsigned long long)at_roots[call]);
-        printf("]: %s\n", total_wrong ? "FAIL" : "PASS");
-    }
-    MPI_Comm_free(&survivors);
-    ftc_comm_free(&comm);
-    leave_without_finalize(total_wrong ? 1 : 0);
+    rooted_kill_run("gatherv-kill", check_call);
 }

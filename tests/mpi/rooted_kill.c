@@ -1,0 +1,98 @@
+/* The rooted collectives' real-kill runs (rooted_kill.h). */
+#include "rooted_kill.h"
+
+#include <stdio.h>
+
+#include "harness.h"
+
+int rooted_root_of(int call, int p) { return (3 * call) % p; }
+
+int rooted_element(int rank, int call, int i) { return rank * 1000000 + call * 100000 + i; }
+
+bool rooted_in_place(int call) { return call == 3 || call == 6; }
+
+int rooted_stride_of(int call) { return call == 4 ? 2 : 1; }
+
+int rooted_send_stride_of(int call) { return call == 2 ? 2 : 1; }
+
+MPI_Datatype rooted_strided_int(void)
+{
+    MPI_Datatype type;
+    MPI_Type_create_resized(MPI_INT, 0, 2 * sizeof(int), &type);
+    MPI_Type_commit(&type);
+    return type;
+}
+
+MPI_Datatype rooted_recv_type_of(int call)
+{
+    MPI_Datatype type = MPI_INT;
+    if (call == 4) {
+        type = rooted_strided_int();
+    } else if (call == 6) {
+        MPI_Type_contiguous(1, MPI_INT, &type);
+        MPI_Type_commit(&type);
+    }
+    return type;
+}
+
+/* The survivors as a bitmap of the original ranks. */
+static uint64_t survivors_of(MPI_Comm survivors)
+{
+    MPI_Group world_group, group;
+    MPI_Comm_group(MPI_COMM_WORLD, &world_group);
+    MPI_Comm_group(survivors, &group);
+    int n;
+    MPI_Group_size(group, &n);
+    uint64_t set = 0;
+    for (int i = 0; i < n; i++) {
+        int r;
+        MPI_Group_translate_ranks(group, 1, &i, world_group, &r);
+        set |= (uint64_t)1 << r;
+    }
+    MPI_Group_free(&group);
+    MPI_Group_free(&world_group);
+    return set;
+}
+
+_Noreturn void rooted_kill_run(const char *name, rooted_check check)
+{
+    int rank, p;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &p);
+    if (p > ROOTED_MAX_RANKS)
+        die("at most 64 ranks");
+    ftc_comm_t comm;
+    if (ftc_comm_create(MPI_COMM_WORLD, &comm) != MPI_SUCCESS)
+        die(ftc_error_message());
+    int wrong = 0;
+    uint64_t valid[ROOTED_CALLS];
+    for (int call = 1; call <= ROOTED_CALLS; call++)
+        wrong += check(comm, rank, p, call, &valid[call - 1]);
+
+    MPI_Comm survivors;
+    if (ftc_comm_survivors(comm, &survivors) != MPI_SUCCESS)
+        die(ftc_error_message());
+    int n, reporter, total_wrong = 0;
+    uint64_t at_roots[ROOTED_CALLS];
+    MPI_Comm_size(survivors, &n);
+    MPI_Comm_rank(survivors, &reporter);
+    const uint64_t alive = survivors_of(survivors);
+    for (int call = 1; call <= ROOTED_CALLS; call++)
+        if (rank == rooted_root_of(call, p) && (valid[call - 1] & alive) != alive) {
+            fprintf(stderr, "FAIL rank %d call %d: S = %llx misses survivors %llx\n", rank, call,
+                    (unsigned long long)valid[call - 1], (unsigned long long)alive);
+            wrong++;
+        }
+    MPI_Allreduce(valid, at_roots, ROOTED_CALLS, MPI_UINT64_T, MPI_BOR, survivors);
+    MPI_Allreduce(&wrong, &total_wrong, 1, MPI_INT, MPI_SUM, survivors);
+    if (reporter == 0) {
+        printf("%s p=%d survivors=%d calls=%d wrong=%d S=[", name, p, n, ROOTED_CALLS,
+               total_wrong);
+        for (int call = 0; call < ROOTED_CALLS; call++)
+            printf("%s%llx", call ? " " : "", (unsigned long long)at_roots[call]);
+        printf("]: %s\n", total_wrong ? "FAIL" : "PASS");
+    }
+    MPI_Comm_free(&survivors);
+    ftc_comm_free(&comm);
+    leave_without_finalize(total_wrong ? 1 : 0);
+}

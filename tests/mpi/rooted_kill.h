@@ -1,0 +1,52 @@
+/*
+ * What the real-kill tests of the rooted collectives (test_gather_kill.c,
+ * test_gatherv_kill.c) share: the calls' roots and shapes, and the run of
+ * the calls with the survivors' verdict.
+ */
+#ifndef FTCOLL_TEST_ROOTED_KILL_H
+#define FTCOLL_TEST_ROOTED_KILL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <mpi.h>
+
+#include "ftcoll.h"
+
+enum { ROOTED_CALLS = 7, ROOTED_MAX_RANKS = 64, ROOTED_UNTOUCHED = -1 };
+
+/* Call c goes to root 3c mod p: every root comes up, and a root killed in
+ * one call is the root of a later one. */
+int rooted_root_of(int call, int p);
+
+/* Element i of `rank`'s block in call `call`. */
+int rooted_element(int rank, int call, int i);
+
+/* Calls 3 and 6 are in place at the root. */
+bool rooted_in_place(int call);
+
+/* Ints of the root's buffer one element takes: call 4 receives every other int. */
+int rooted_stride_of(int call);
+
+/* Call 2's blocks go out from every other int. */
+int rooted_send_stride_of(int call);
+
+/* An int, then a gap of one int (free it). */
+MPI_Datatype rooted_strided_int(void);
+
+/* The receive type of call `call`: every other int for call 4, an int as a
+ * derived type for call 6, else MPI_INT (free it unless MPI_INT). */
+MPI_Datatype rooted_recv_type_of(int call);
+
+/* One call on every rank: the number of wrong checks; at the root, *root_valid
+ * the valid blocks it reported (0 elsewhere). */
+typedef int (*rooted_check)(ftc_comm_t comm, int rank, int p, int call, uint64_t *root_valid);
+
+/* Every call, then over the survivors: every surviving root's S holds every
+ * survivor; the lowest survivor prints
+ *   NAME p=P survivors=N calls=C wrong=W S=[f f7 ...]: PASS|FAIL
+ * (each call's S at its root, 0 where the root died). Leaves without
+ * MPI_Finalize. */
+_Noreturn void rooted_kill_run(const char *name, rooted_check check);
+
+#endif
