@@ -35,6 +35,26 @@ MPI_Datatype rooted_recv_type_of(int call)
     return type;
 }
 
+static long recovered_before = 0;   /* check_recovered_calls' count (one communicator) */
+
+int rooted_check_outcome(ftc_comm_t comm, int rc, int rank, int p, int call, int root,
+                         uint64_t dead_before, uint64_t *valid)
+{
+    *valid = 0;
+    if (rc != MPI_SUCCESS) {
+        fprintf(stderr, "FAIL rank %d call %d: returned %s: %s\n", rank, call,
+                class_name(class_of(rc)), ftc_error_message());
+        return 1;
+    }
+    int wrong = reported_set(comm, &recovered_before, rank, p, call, valid);
+    if (!(dead_before >> root & 1) && !(*valid >> rank & 1)) {
+        fprintf(stderr, "FAIL rank %d call %d: reports S = %llx without its own block\n", rank,
+                call, (unsigned long long)*valid);
+        wrong++;
+    }
+    return wrong;
+}
+
 /* The survivors as a bitmap of the original ranks. */
 static uint64_t survivors_of(MPI_Comm survivors)
 {

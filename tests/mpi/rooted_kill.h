@@ -38,6 +38,13 @@ MPI_Datatype rooted_strided_int(void);
  * derived type for call 6, else MPI_INT (free it unless MPI_INT). */
 MPI_Datatype rooted_recv_type_of(int call);
 
+/* What every rank checks of call `call` to `root` that returned `rc`:
+ * MPI_SUCCESS and a report (*valid its S), holding this rank's own block
+ * when the root was alive as the call began (`dead_before` the ranks known
+ * dead then). Returns the wrong checks, with FAIL lines. */
+int rooted_check_outcome(ftc_comm_t comm, int rc, int rank, int p, int call, int root,
+                         uint64_t dead_before, uint64_t *valid);
+
 /* One call on every rank: the number of wrong checks; at the root, *root_valid
  * the valid blocks it reported (0 elsewhere). */
 typedef int (*rooted_check)(ftc_comm_t comm, int rank, int p, int call, uint64_t *root_valid);

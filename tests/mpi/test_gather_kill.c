@@ -35,7 +35,6 @@
 
 enum { CALLS = ROOTED_CALLS, MAX_RANKS = ROOTED_MAX_RANKS, UNTOUCHED = ROOTED_UNTOUCHED };
 
-static long recovered_before = 0;   /* check_recovered_calls' count (one communicator) */
 static const int COUNTS[CALLS] = { 1, 3, 1000, 8, 140000, 5, 2 };
 
 /* Block by block at the root: a valid one exact, the gaps untouched; the
@@ -83,24 +82,12 @@ static int check_call(ftc_comm_t comm, int rank, int p, int call, uint64_t *root
     const uint64_t dead_before = known_dead_ranks(comm, p);
     const int rc = ftc_gather(here_in_place ? MPI_IN_PLACE : mine, count, send_type, data, count,
                               type, root, comm);
-    int wrong = 0;
     uint64_t valid = 0;
+    int wrong = rooted_check_outcome(comm, rc, rank, p, call, root, dead_before, &valid);
     *root_valid = 0;
-    if (rc != MPI_SUCCESS) {
-        fprintf(stderr, "FAIL rank %d call %d: returned %s: %s\n", rank, call,
-                class_name(class_of(rc)), ftc_error_message());
-        wrong++;
-    } else {
-        wrong += reported_set(comm, &recovered_before, rank, p, call, &valid);
-        if (!(dead_before >> root & 1) && !(valid >> rank & 1)) {
-            fprintf(stderr, "FAIL rank %d call %d: reports S = %llx without its own block\n",
-                    rank, call, (unsigned long long)valid);
-            wrong++;
-        }
-        if (at_root) {
-            wrong += check_blocks(rank, p, call, data, valid, dead_before);
-            *root_valid = valid;
-        }
+    if (rc == MPI_SUCCESS && at_root) {
+        wrong += check_blocks(rank, p, call, data, valid, dead_before);
+        *root_valid = valid;
     }
     if (type != MPI_INT)
         MPI_Type_free(&type);
