@@ -403,9 +403,8 @@ static int send_blocks(ftc_ft_call *c, const ftc_root_blocks *b, const ftc_holdi
  * The round of a call whose blocks only its root needs: S is every block
  * a participant holds; a living root inside the call takes each block of
  * S it lacks from the lowest participant holding it, and holds S; the
- * others' holdings stay as they were. Every message is
- * on this epoch's communicator, whose one round this is: nothing else
- * can match its tag.
+ * others' holdings stay as they were. Every message is on this epoch's
+ * communicator, whose one round this is: nothing else can match its tag.
  */
 static int run_for_root(ftc_ft_call *c, const ftc_root_blocks *b, const ftc_ft_meeting *m)
 {

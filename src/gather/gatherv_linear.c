@@ -6,7 +6,8 @@
  *   rank q != root   one send of its block to the root
  *   root             a receive per live rank, straight into recvbuf +
  *                    displs[q] x extent; its own block copied to its place
- *                    (unless in place); then it waits for them in rank order
+ *                    (unless in place); then it waits for them in rank
+ *                    order from its own, wrapping
  *
  *     rank 1 [b b] --\
  *     rank 2 [c] -----+--> root 0: [a]..[b b]..[c]   at displs[0], [1], [2]
@@ -16,7 +17,8 @@
  *
  *   failure   every wait includes the layer's sentinel: each survivor
  *             stops within milliseconds; the root holds its own block and
- *             those that arrived, any other rank its own
+ *             those that arrived in the order it waits for them, any other
+ *             rank its own
  *   recovery  the engine's round for blocks only the root needs
  *             (ftc_root_blocks): S is every block a survivor holds, and a
  *             living root inside the call takes each block of S it lacks
