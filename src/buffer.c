@@ -49,6 +49,18 @@ int ftc_ensure_capacity(char **buffer, size_t *capacity, size_t bytes)
     return MPI_SUCCESS;
 }
 
+int ftc_ensure_requests(MPI_Request **requests, int *capacity, int n, const char *call)
+{
+    if (n <= *capacity)
+        return MPI_SUCCESS;
+    MPI_Request *grown = realloc(*requests, sizeof(*grown) * (size_t)n);
+    if (!grown)
+        return ftc_fail(MPI_ERR_NO_MEM, "%s: out of memory for %d requests", call, n);
+    *requests = grown;
+    *capacity = n;
+    return MPI_SUCCESS;
+}
+
 /* The lowest and highest byte that `count` x `type` touches at `at`
  * (extents may be negative: elements then run downwards). */
 static void span_of(MPI_Aint at, int count, MPI_Aint extent, MPI_Aint true_lb,

@@ -72,6 +72,10 @@ bool ftc_type_is_committed(MPI_Datatype type, MPI_Comm comm);
  * a message if memory runs out, the old buffer then left as it was. */
 int ftc_ensure_capacity(char **buffer, size_t *capacity, size_t bytes);
 
+/* Grows *requests to at least n entries (never shrinks it), as
+ * ftc_ensure_capacity; `call` names the caller in the message. */
+int ftc_ensure_requests(MPI_Request **requests, int *capacity, int n, const char *call);
+
 /* Room in *buffer (grown as ftc_ensure_capacity) for n slots of `count` x
  * `type` (of extent `extent`), slot i at *base + i x count x extent: a
  * type may reach below its start or run downwards, so *base need not be

@@ -451,6 +451,18 @@ int ftc_ft_wait(ftc_ft *ft, MPI_Request *requests, const int *expected, int n)
     return rc == MPI_SUCCESS ? MPI_SUCCESS : stopped_wait(requests, expected, n, rc);
 }
 
+int ftc_ft_wait_in_flow(ftc_comm_t comm, MPI_Request *requests, const int *expected, int n,
+                        int step, const char *call, const char *doing, int peer)
+{
+    ftc_watch_progress(&comm->watch, step, doing, peer);
+    const int rc = ftc_ft_wait(comm->ft, requests, expected, n);
+    if (rc == FTC_DETECTED || ftc_ft_is_process_failure(rc))
+        return FTC_DETECTED;
+    if (rc != MPI_SUCCESS)
+        return ftc_fail_mpi(rc, "%s: %s rank %d failed", call, doing, peer);
+    return MPI_SUCCESS;
+}
+
 /* ---- without ULFM, no rank outlives a partner: nobody to meet ------------------------------ */
 
 #ifndef FTCOLL_HAVE_ULFM

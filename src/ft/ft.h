@@ -88,6 +88,13 @@ bool ftc_ft_failure_known(const ftc_ft *ft);
  */
 int ftc_ft_wait(ftc_ft *ft, MPI_Request *requests, const int *expected, int n);
 
+/* ftc_ft_wait inside a collective's flow: the watchdog is told what this
+ * rank waits for (`doing` rank `peer`, at `step`); a process failure,
+ * detected or returned, gives FTC_DETECTED; any other error fails here,
+ * "CALL: DOING rank PEER failed". */
+int ftc_ft_wait_in_flow(ftc_comm_t comm, MPI_Request *requests, const int *expected, int n,
+                        int step, const char *call, const char *doing, int peer);
+
 /* Cancels the receives (expected[i] >= 0) and releases the sends of a
  * transfer stopped before its wait, as ftc_ft_wait does on a failure. */
 void ftc_ft_abandon(MPI_Request *requests, const int *expected, int n);

@@ -191,13 +191,8 @@ static int prepare_slots(flow *f)
 static int wait_for(flow *f, MPI_Request *requests, const int *expected, int count, int step,
                     const char *doing, int peer_vrank)
 {
-    ftc_watch_progress(&f->comm->watch, step, doing, rank_of(f, peer_vrank));
-    const int rc = ftc_ft_wait(f->ft, requests, expected, count);
-    if (rc == FTC_DETECTED || ftc_ft_is_process_failure(rc))
-        return FTC_DETECTED;
-    if (rc != MPI_SUCCESS)
-        return ftc_fail_mpi(rc, "ftc_gather: %s rank %d failed", doing, rank_of(f, peer_vrank));
-    return MPI_SUCCESS;
+    return ftc_ft_wait_in_flow(f->comm, requests, expected, count, step, "ftc_gather", doing,
+                               rank_of(f, peer_vrank));
 }
 
 static int post_child_receives(flow *f, MPI_Request *receives)

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 
 #include "../args.h"
+#include "../buffer.h"
 #include "../comm.h"
 #include "../error.h"
 #include "../ft/ft.h"
@@ -134,20 +135,6 @@ typedef struct {
 static const ftc_buffer_names send_names = { "ftc_gather", "sendbuf", "sendcount", "sendtype" };
 static const ftc_buffer_names recv_names = { "ftc_gather", "recvbuf", "recvcount", "recvtype" };
 
-/* Room for a request per child, made here, before the guard: a rank short
- * of memory stops every rank. */
-static int reserve_requests(struct ftc_gather_state *s, int p)
-{
-    if (p <= s->capacity)
-        return MPI_SUCCESS;
-    MPI_Request *requests = realloc(s->requests, sizeof(*requests) * (size_t)p);
-    if (!requests)
-        return ftc_fail(MPI_ERR_NO_MEM, "ftc_gather: out of memory for %d requests", p);
-    s->requests = requests;
-    s->capacity = p;
-    return MPI_SUCCESS;
-}
-
 /* The root's side: its buffer of p blocks, and its own block's bytes. */
 static int check_root_side(arguments *g, ftc_comm_t comm)
 {
@@ -197,7 +184,10 @@ static int check_arguments(arguments *g, ftc_comm_t comm)
         return ftc_fail(MPI_ERR_COUNT, "ftc_gather: the %d blocks come to %lld bytes; a "
                         "subtree's message and the recovery after a failure carry at most %d",
                         comm->size, all_bytes, FTC_GATHER_MAX_BYTES);
-    return reserve_requests(comm->gather, comm->size);
+    /* a request per child, made here, before the guard: a rank short of
+     * memory stops every rank */
+    return ftc_ensure_requests(&comm->gather->requests, &comm->gather->capacity, comm->size,
+                               "ftc_gather");
 }
 
 /* ---- the call ---------------------------------------------------------- */

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 
 #include "../args.h"
+#include "../buffer.h"
 #include "../comm.h"
 #include "../error.h"
 #include "../ft/ft.h"
@@ -66,21 +67,6 @@ typedef struct {
 static const ftc_buffer_names send_names = { "ftc_gatherv", "sendbuf", "sendcount", "sendtype" };
 static const ftc_buffer_names recv_names = { "ftc_gatherv", "recvbuf", "recvcounts",
                                              "recvtype" };
-
-/* Room for a receive per rank (the root's, or with the root dead the
- * lowest live rank's), made here, before the guard: a rank short of memory
- * stops every rank. */
-static int reserve_requests(struct ftc_gatherv_state *s, int p)
-{
-    if (p <= s->capacity)
-        return MPI_SUCCESS;
-    MPI_Request *requests = realloc(s->requests, sizeof(*requests) * (size_t)p);
-    if (!requests)
-        return ftc_fail(MPI_ERR_NO_MEM, "ftc_gatherv: out of memory for %d requests", p);
-    s->requests = requests;
-    s->capacity = p;
-    return MPI_SUCCESS;
-}
 
 /* The root's counts: none negative, no block of 2 GiB or more; *largest
  * the largest count, which the buffer's check sizes. */
@@ -146,8 +132,13 @@ static int check_arguments(arguments *g, ftc_comm_t comm)
                         FTC_GATHERV_MAX_BLOCK);
     if (rc == MPI_SUCCESS && at_root)
         rc = check_root_side(g, comm);
-    /* every rank: with the root dead, the lowest live rank receives */
-    return rc == MPI_SUCCESS ? reserve_requests(comm->gatherv, comm->size) : rc;
+    /* a receive per rank on every rank (with the root dead, the lowest live
+     * rank receives), made here, before the guard: a rank short of memory
+     * stops every rank */
+    return rc == MPI_SUCCESS ? ftc_ensure_requests(&comm->gatherv->requests,
+                                                   &comm->gatherv->capacity, comm->size,
+                                                   "ftc_gatherv")
+                             : rc;
 }
 
 /* ---- the call ---------------------------------------------------------- */

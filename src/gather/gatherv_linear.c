@@ -53,6 +53,7 @@
 #include "../buffer.h"
 #include "../error.h"
 #include "../p2p.h"
+#include "ft_gather.h"
 #include "state.h"
 
 /* FTCOLL_INJECT's steps of a gatherv. */
@@ -110,13 +111,8 @@ static bool other_waits(const flow *f, int j)
 static int wait_for(flow *f, MPI_Request *requests, const int *expected, int count, int step,
                     const char *doing, int peer_rank)
 {
-    ftc_watch_progress(&f->comm->watch, step, doing, peer_rank);
-    const int rc = ftc_ft_wait(f->ft, requests, expected, count);
-    if (rc == FTC_DETECTED || ftc_ft_is_process_failure(rc))
-        return FTC_DETECTED;
-    if (rc != MPI_SUCCESS)
-        return ftc_fail_mpi(rc, "ftc_gatherv: %s rank %d failed", doing, peer_rank);
-    return MPI_SUCCESS;
+    return ftc_ft_wait_in_flow(f->comm, requests, expected, count, step, "ftc_gatherv", doing,
+                               peer_rank);
 }
 
 /* ---- the hub: every block, then the word -------------------------------------------------- */
@@ -337,12 +333,7 @@ static int recover(flow *f)
 
 static bool interrupted(int rc)
 {
-#ifdef FTCOLL_HAVE_ULFM
-    return rc == FTC_DETECTED || ftc_ft_is_process_failure(rc);
-#else
-    (void)rc;
-    return false;
-#endif
+    return FTC_GATHER_SURVIVES && (rc == FTC_DETECTED || ftc_ft_is_process_failure(rc));
 }
 
 int ftc_gatherv_run(const ftc_gatherv_call *g)
