@@ -252,7 +252,7 @@ static int usage(void)
 {
     fprintf(stderr, "usage: ftcoll-bench-native [--min-bytes N (>= 4)] [--max-bytes N (<= 16M)] "
                     "[--rounds R (1..%d)] [--block-seconds S (> 0)] [--csv FILE] "
-                    "[--only allreduce|allgather|allgatherv|gather|bcast|barrier]\n", MAX_ROUNDS);
+                    "[--only allreduce|allgather|allgatherv|gather|gatherv|bcast|barrier]\n", MAX_ROUNDS);
     return 2;
 }
 
