@@ -292,7 +292,8 @@ ftc_gather_algorithm ftc_gather_decide(int p, size_t block_bytes);
  * the root's send block differs in bytes from recvcounts[root]),
  * MPI_ERR_TRUNCATE at the root alone, as in MPI (a rank sent more or fewer
  * bytes than its recvcounts entry: the root still takes the other blocks
- * and the others return MPI_SUCCESS), or the MPI error a transfer
+ * and the others return MPI_SUCCESS, whatever the two sizes), or the MPI
+ * error a transfer
  * returned.
  *
  * With ULFM, ranks may die before or during the call, the root included,

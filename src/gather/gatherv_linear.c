@@ -144,12 +144,27 @@ static int post_receives(flow *f, MPI_Request *receives)
     return rc == MPI_SUCCESS ? MPI_SUCCESS : ftc_fail_mpi(rc, "ftc_gatherv: a receive failed");
 }
 
+/* The word to the j-th other rank at once, ahead of the others'. */
+static int send_word_now(flow *f, int j)
+{
+    const int index = other_index(f, j), expected = -1;
+    MPI_Request r = MPI_REQUEST_NULL;
+    const int rc = ftc_p2p_isend(&nothing, 0, MPI_BYTE, index, f->tag, f->epoch, &r);
+    if (rc != MPI_SUCCESS)
+        return ftc_fail_mpi(rc, "ftc_gatherv: passing the word failed");
+    return wait_for(f, &r, &expected, 1, STEP_WORD, "passing the word to", rank_at(f, index));
+}
+
 /*
  * Every block, in the hub's order. A block of another size than its
  * recvcounts entry (the user's error, which only the root can see) is an
  * error here alone, as in MPI: the root still takes every other block, so
  * that none is left to match a later call's receive, and still passes its
- * word (*error then says what to return). A death stops it at once.
+ * word (*error then says what to return). The sender of such a block
+ * decided by its own size whether to wait for the word, and a block cut
+ * short does not say that size: it gets the word at once unless it gets
+ * it anyway, since a word nobody waits for costs an unmatched empty
+ * message and a missing one a hang. A death stops it at once.
  */
 static int receive_blocks(flow *f, int *error)
 {
@@ -166,10 +181,13 @@ static int receive_blocks(flow *f, int *error)
         receives[j - 1] = MPI_REQUEST_NULL;
         counting = counting && rc == MPI_SUCCESS;
         f->arrived += counting;
-        if (rc != MPI_SUCCESS && rc != FTC_DETECTED && *error == MPI_SUCCESS)
+        const bool wrong_size = rc != MPI_SUCCESS && rc != FTC_DETECTED;
+        if (wrong_size && *error == MPI_SUCCESS)
             *error = ftc_fail(rc, "ftc_gatherv: rank %d's block is not the recvcounts[%d] x "
                               "size(recvtype) = %d bytes the root takes", rank, rank, expected);
         rc = rc == FTC_DETECTED ? rc : MPI_SUCCESS;
+        if (wrong_size && !other_waits(f, j))
+            rc = send_word_now(f, j);
     }
     for (int j = f->arrived + 1; j < f->n; j++)   /* stopped: the others are given up */
         if (receives[j - 1] != MPI_REQUEST_NULL) {
