@@ -293,8 +293,7 @@ ftc_gather_algorithm ftc_gather_decide(int p, size_t block_bytes);
  * MPI_ERR_TRUNCATE at the root alone, as in MPI (a rank sent more or fewer
  * bytes than its recvcounts entry: the root still takes the other blocks
  * and the others return MPI_SUCCESS, whatever the two sizes), or the MPI
- * error a transfer
- * returned.
+ * error a transfer returned.
  *
  * With ULFM, ranks may die before or during the call, the root included,
  * and every survivor returns MPI_SUCCESS, as for ftc_gather: a living root
@@ -314,6 +313,44 @@ ftc_gather_algorithm ftc_gather_decide(int p, size_t block_bytes);
 int ftc_gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                 const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
                 ftc_comm_t comm);
+
+/* ----------------------------------------------------------------------------
+ * Scatterv
+ * ------------------------------------------------------------------------- */
+
+/*
+ * Same arguments and semantics as MPI_Scatterv, including MPI_IN_PLACE as
+ * the root's recvbuf (its block stays in sendbuf) and derived datatypes;
+ * sendbuf, sendcounts, displs and sendtype are read at the root only. One
+ * algorithm, Open MPI's: the root sends every rank its block straight from
+ * sendbuf. Errors: MPI_ERR_COMM (NULL ftc_comm_t), MPI_ERR_ROOT,
+ * MPI_ERR_COUNT (a negative count or sendcounts entry, a block of 2 GiB or
+ * more), MPI_ERR_BUFFER (a NULL buffer with a count, MPI_IN_PLACE off the
+ * root), MPI_ERR_TYPE, MPI_ERR_ARG (sendcounts or displs NULL at the root;
+ * the root's sendcounts[root] bytes differ from its recvcount's),
+ * MPI_ERR_TRUNCATE at a rank alone, as in MPI (the root sent it more or
+ * fewer bytes than its recvcount: the others return MPI_SUCCESS), or the
+ * MPI error a transfer returned.
+ *
+ * With ULFM, ranks may die before or during the call, the root included:
+ * every survivor whose block reached a survivor returns MPI_SUCCESS with
+ * it (a survivor still inside the call when the others meet gets it from
+ * the root, or from the copies a root past the call kept); a survivor
+ * whose block no survivor holds, because the root died before sending
+ * it, returns MPIX_ERR_PROC_FAILED, its recvbuf undefined: every survivor
+ * alike when the root died before any block left it, or before the call.
+ * ftc_allreduce_last_report's in_result says whether the rank's block
+ * arrived (at the root: every rank). With three or more live ranks the
+ * root keeps a copy of the blocks up to their share of 16 KiB (16 KiB
+ * over the other live ranks); a larger block's rank acknowledges it
+ * instead, and every 64th call every rank acknowledges and waits for the
+ * root's word. FTCOLL_INJECT's call=C counts it; step=0 as the rank
+ * enters it, 1 once its block arrived (at the root: once every send
+ * completed), 2 acknowledging it or waiting for the word.
+ */
+int ftc_scatterv(const void *sendbuf, const int sendcounts[], const int displs[],
+                 MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                 int root, ftc_comm_t comm);
 
 /* ----------------------------------------------------------------------------
  * Allreduce, fault-tolerant (see docs/ft-allreduce.md)

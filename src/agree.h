@@ -13,7 +13,7 @@
 #include <mpi.h>
 
 /* The most values one agreement compares. */
-enum { FTC_AGREE_MAX = 96 };
+enum { FTC_AGREE_MAX = 192 };
 
 typedef struct {
     const char *name;                  /* for messages: "FTCOLL_STRICT" */

@@ -18,6 +18,7 @@
     X(BCAST,     "ftc_bcast",     ftc_bcast_module)           \
     X(BARRIER,   "ftc_barrier",   ftc_barrier_module)         \
     X(GATHER,    "ftc_gather",    ftc_gather_module)          \
-    X(GATHERV,   "ftc_gatherv",   ftc_gatherv_module)
+    X(GATHERV,   "ftc_gatherv",   ftc_gatherv_module)         \
+    X(SCATTERV,  "ftc_scatterv",  ftc_scatterv_module)
 
 #endif

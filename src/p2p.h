@@ -40,7 +40,7 @@ enum {
     FTC_TAG_FT_RECORDS = 7005,        /* a meeting: where each survivor is */
     FTC_TAG_FT_REDUCE = 7006,         /* a recovery round: values among the masters */
     FTC_TAG_FT_HANDOUT = 7007,        /* a recovery round: the result to the others */
-    FTC_TAG_FT_TO_ROOT = 7008,        /* a recovery round: the blocks only a root needs */
+    FTC_TAG_FT_BLOCKS = 7008,         /* a recovery round: blocks routed each to one rank */
     FTC_TAG_TREE_MSG = 7101,          /* the tree algorithms' messages (bcast/trees/net.c):
                                        * probes, GHS, the adaptation */
     FTC_TAG_TREE_DATA = 7102,         /* a tree broadcast's data, parent to child */

@@ -302,7 +302,7 @@ static int run_attempt(const ftc_allgather_call *a, const ftc_schedule *plan,
 /* A failure stopped the attempt or the confirmation: the survivors end the call. */
 static bool interrupted(int rc)
 {
-    return FTC_ALLGATHER_SURVIVES
+    return FTC_FT_SURVIVES
         && (rc == FTC_EXEC_INTERRUPTED || rc == FTC_DETECTED || ftc_ft_is_process_failure(rc));
 }
 

@@ -51,7 +51,7 @@
 
 int ftc_allgather_check_total(const char *call, int p, long long all_bytes)
 {
-    if (FTC_ALLGATHER_SURVIVES && all_bytes > FTC_ALLGATHER_MAX_BYTES)
+    if (FTC_FT_SURVIVES && all_bytes > FTC_ALLGATHER_MAX_BYTES)
         return ftc_fail(MPI_ERR_COUNT, "%s: the %d blocks come to %lld bytes; the recovery "
                         "after a failure carries at most %d", call, p, all_bytes,
                         FTC_ALLGATHER_MAX_BYTES);

@@ -17,14 +17,6 @@
 #include "../schedule.h"
 #include "ftcoll.h"
 
-/* Whether a failure can be survived (ULFM), so that a call ends it over
- * the survivors, within the recovery's limit. */
-#ifdef FTCOLL_HAVE_ULFM
-enum { FTC_ALLGATHER_SURVIVES = 1 };
-#else
-enum { FTC_ALLGATHER_SURVIVES = 0 };
-#endif
-
 /* The most bytes of blocks a call takes with ULFM: the recovery's messages
  * carry them, packed, with a header, in one int count of bytes. */
 enum { FTC_ALLGATHER_MAX_BYTES = INT_MAX - (1 << 16) };

@@ -33,8 +33,8 @@ typedef struct {
     size_t block_width;    /* the part's value is one block of this many bytes per
                             * rank, zeros but the held ranks': only those are kept,
                             * in rank order, in `data` */
-    bool for_root;         /* a block only rank `root` needs (ftc_root_blocks):
-                            * this rank's own, packed, block_width bytes */
+    ftc_route route;       /* blocks routed to where they belong (ftc_kept_part):
+                            * block_width bytes as the route lays them out */
     int root;
 } ftc_kept_result;
 
@@ -103,7 +103,7 @@ typedef struct {
     int step;                     /* where the engine is, for FTCOLL_INJECT */
     int tag_of_call;              /* the failure-free attempt's tag */
     ftc_rd_progress progress;     /* how far the failure-free attempt got */
-    const ftc_root_blocks *for_root;   /* a call whose blocks only its root needs, or NULL */
+    const ftc_routed_blocks *routed;   /* a call whose blocks go each to one rank, or NULL */
     ftc_holdings held;            /* what `current` holds, once a failure was detected */
     bool have_held;
     bool confirmed;               /* every live rank held the result before this rank

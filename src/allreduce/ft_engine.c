@@ -305,14 +305,17 @@ static int keep_room(ftc_comm_t comm, long number, const ftc_holdings *held, int
     k->type = type;
     k->op = part ? part->op : MPI_OP_NULL;
     k->block_width = part ? part->block_width : 0;
-    k->for_root = part && part->for_root;
+    k->route = part ? part->route : FTC_ROUTE_NONE;
     k->root = part ? part->root : -1;
     if (k == &s->kept)
         s->arena_used = 0;   /* a new window: nothing before it is kept any more */
     if (how == FTC_EVERYONE_HOLDS)   /* a call every rank entered: `kept` */
         return MPI_SUCCESS;
-    /* a part keeps its held ranks' blocks only */
-    const size_t stored = part ? (size_t)ftc_holdings_count(held) * part->block_width : bytes;
+    /* a part keeps its held ranks' blocks only; a route, what it laid out */
+    const size_t stored = !part ? bytes
+                        : part->route != FTC_ROUTE_NONE
+                            ? part->block_width
+                            : (size_t)ftc_holdings_count(held) * part->block_width;
     const int rc = k == &s->kept
         ? ftc_ensure_capacity(&k->data, &k->capacity, stored > 0 ? stored : 1)
         : place_in_arena(s, k, stored);
@@ -591,14 +594,14 @@ int ftc_allreduce_resume(ftc_comm_t comm, long number, void *value, int count, M
     return rc == MPI_SUCCESS ? finish(&c, value) : rc;
 }
 
-int ftc_allreduce_resume_for_root(ftc_comm_t comm, long number, const ftc_root_blocks *blocks,
-                                  const ftc_holdings *held)
+int ftc_allreduce_resume_routed(ftc_comm_t comm, long number, const ftc_routed_blocks *blocks,
+                                const ftc_holdings *held)
 {
     ftc_ft_call c;
     int rc = start_call(&c, comm, number, NULL, 0, MPI_BYTE, MPI_OP_NULL, 0, 1);
     if (rc != MPI_SUCCESS)
         return rc;
-    c.for_root = blocks;
+    c.routed = blocks;
     if (c.held.words != held->words)
         ftc_holdings_copy(&c.held, held);
     rc = meet_survivors(&c);

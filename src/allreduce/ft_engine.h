@@ -63,17 +63,35 @@ typedef enum {
  * passed on): p blocks of part->block_width bytes, zeros but those of the
  * ranks in `held`, which alone are kept, in rank order, in *keep_into
  * (|held| x block_width bytes); served to late ranks, it is combined with
- * theirs by the predefined part->op.
+ * theirs by the predefined part->op. Or the part holds blocks routed to
+ * where they belong (ftc_routed_blocks), kept as part->route says.
  */
+typedef enum {
+    FTC_ROUTE_NONE = 0,      /* a value combined with op */
+    /* this rank's own block for rank `root` (an ftc_gatherv's), packed:
+     * block_width bytes, held = this rank */
+    FTC_ROUTE_TO_ROOT,
+    /* the blocks of `held` for their owners (an ftc_scatterv's root), laid
+     * out as ftc_route_table_bytes says: block_width bytes in all; a rank
+     * that keeps none (any other) keeps 0 bytes */
+    FTC_ROUTE_TO_OWNERS,
+} ftc_route;
+
 typedef struct {
-    MPI_Op op;
+    MPI_Op op;               /* MPI_OP_NULL on a route */
     size_t block_width;
-    /* a block only the root needs (ftc_root_blocks): the part is this rank's
-     * own block, packed (block_width bytes, held = this rank), served
-     * straight to rank `root`; op is then MPI_OP_NULL */
-    bool for_root;
+    ftc_route route;
     int root;
 } ftc_kept_part;
+
+/* The kept blocks of FTC_ROUTE_TO_OWNERS on a communicator of `size`
+ * ranks: `size` ints, each block's packed bytes (0: not kept), then `size`
+ * ints, each one's displacement in bytes from the table's end, then the
+ * packed blocks; this is the table's size, before the blocks. */
+static inline size_t ftc_route_table_bytes(int size)
+{
+    return 2 * (size_t)size * sizeof(int);
+}
 
 int ftc_allreduce_attempt_completed(ftc_comm_t comm, long number, const ftc_holdings *held,
                                     int count, MPI_Datatype type, size_t bytes,
@@ -91,35 +109,44 @@ int ftc_allreduce_resume(ftc_comm_t comm, long number, void *value, int count, M
                          MPI_Op op, size_t bytes, const ftc_holdings *held);
 
 /*
- * A call whose blocks only its root needs (ftc_gatherv): each rank's
- * block goes to the root alone, and only the root knows how large every
- * block is, so no vector of them can be laid out alike on every rank.
- * Its recovery round sends each block of S that the root lacks straight
- * to it, typed at both ends, from the lowest survivor holding it (its
- * owner, inside the call or from the copy it kept), instead of reducing
- * packed vectors; a root dead or past the call needs nothing.
+ * A call whose blocks go each to one rank: to the root (ftc_gatherv,
+ * FTC_ROUTE_TO_ROOT) or from the root to their owners (ftc_scatterv,
+ * FTC_ROUTE_TO_OWNERS). Only the root knows how large every block is, so
+ * no vector of them can be laid out alike on every rank. The recovery
+ * round sends each block of S that its destination, still inside the
+ * call, lacks straight to it, typed at both ends, from the lowest other
+ * survivor holding it (inside the call, or from the copy it kept),
+ * instead of reducing packed vectors; a destination dead or past the call
+ * needs nothing.
  */
 typedef struct {
+    ftc_route route;               /* FTC_ROUTE_TO_ROOT or FTC_ROUTE_TO_OWNERS */
     int root;                      /* a rank of the communicator */
-    /* the root's: rank r's block lands as recv_counts[r] x recv_type at
-     * recv + displs[r] x recv_extent */
-    char *recv;
-    const int *recv_counts;
+    /* the root's: rank r's block is counts[r] x type at
+     * blocks + displs[r] x extent (its recvbuf for a gatherv, its sendbuf
+     * for a scatterv) */
+    char *blocks;
+    const int *counts;
     const int *displs;
-    MPI_Datatype recv_type;
-    MPI_Aint recv_extent;
-    int recv_type_size;
-    /* this rank's own block */
+    MPI_Datatype type;
+    MPI_Aint extent;
+    int type_size;
+    /* this rank's own block: the one it sends to the root (gatherv), or
+     * where the root's for it lands (scatterv) */
     const void *send;
-    int send_count;
-    MPI_Datatype send_type;
-} ftc_root_blocks;
+    void *recv;
+    int own_count;
+    MPI_Datatype own_type;
+} ftc_routed_blocks;
 
-/* As ftc_allreduce_resume, for such a call: `held` are the ranks whose
- * blocks are in place at the root (its own), or this rank alone (anyone
- * else's, while the root lives). */
-int ftc_allreduce_resume_for_root(ftc_comm_t comm, long number, const ftc_root_blocks *blocks,
-                                  const ftc_holdings *held);
+/* As ftc_allreduce_resume, for such a call. `held`: the owners whose
+ * blocks this rank holds: at a gatherv's root those in place (its own
+ * among them), elsewhere this rank while the root lives; at a scatterv's
+ * root every rank, elsewhere this rank once its block arrived. The blocks
+ * that reach this rank as their destination are added to what it holds
+ * (ftc_allreduce_result_includes says which). */
+int ftc_allreduce_resume_routed(ftc_comm_t comm, long number, const ftc_routed_blocks *blocks,
+                                const ftc_holdings *held);
 
 /* Whether the last completed call's result includes `rank`'s input. */
 bool ftc_allreduce_result_includes(ftc_comm_t comm, int rank);

@@ -333,86 +333,134 @@ static int run_round(ftc_ft_call *c, const ftc_ft_meeting *m)
     return rc;
 }
 
-/* ---- a round for blocks only the root needs (ftc_root_blocks) ------------------------------ */
+/* ---- a round for blocks routed each to one rank (ftc_routed_blocks) ----------------------- */
 
-/* Whether the root is inside the round's call: only then does it lack anything. */
-static bool root_inside(const ftc_ft_meeting *m, int root)
+/* Whether `rank` is inside the round's call: only then does it lack anything. */
+static bool inside_call(const ftc_ft_meeting *m, int rank)
 {
     for (int i = 0; i < m->n; i++)
-        if (m->ranks[i] == root)
+        if (m->ranks[i] == rank)
             return m->where[i].place == FTC_AT_CALL && m->where[i].call == m->decision.call;
     return false;   /* dead */
 }
 
-/* At the root: every block it lacks, straight into its place, in batches
- * of FTC_FT_MAX_WAIT receives. */
-static int receive_blocks(ftc_ft_call *c, const ftc_root_blocks *b, const ftc_holdings *values,
-                          const bool *participant)
+static int destination_of(const ftc_routed_blocks *b, int owner)
 {
-    const int size = c->comm->size;
-    const MPI_Comm epoch = ftc_ft_epoch_comm(c->ft);
+    return b->route == FTC_ROUTE_TO_ROOT ? b->root : owner;
+}
+
+/* The round's transfers on this rank, posted in batches of FTC_FT_MAX_WAIT. */
+typedef struct {
+    ftc_ft_call *c;
+    const ftc_routed_blocks *b;
     MPI_Request r[FTC_FT_MAX_WAIT];
     int expected[FTC_FT_MAX_WAIT];
-    int rc = MPI_SUCCESS, posted = 0, first_peer = -1;
-    for (int owner = 0; rc == MPI_SUCCESS && owner <= size; owner++) {
-        const int from = owner < size
-            ? ftc_recovery_root_sender(size, participant, values, b->root, owner) : -1;
-        if (from >= 0) {
-            first_peer = posted == 0 ? from : first_peer;
-            expected[posted] = b->recv_counts[owner] * b->recv_type_size;
-            rc = ftc_p2p_irecv(b->recv + (MPI_Aint)b->displs[owner] * b->recv_extent,
-                               b->recv_counts[owner], b->recv_type, ftc_ft_epoch_rank(c->ft, from),
-                               FTC_TAG_FT_TO_ROOT, epoch, &r[posted]);
-            posted += rc == MPI_SUCCESS;
-        }
-        if ((posted > 0 && (posted == FTC_FT_MAX_WAIT || owner == size)) || rc != MPI_SUCCESS) {
-            rc = ftc_ft_complete_transfer(c, rc, r, expected, posted, "receiving a block from",
-                                          first_peer);
-            posted = 0;
-        }
+    int posted;
+    int first_peer;
+    bool receives;   /* the batch's, for the watchdog's line */
+} routed_batch;
+
+/* Block `owner` arriving here, its destination: into its place. */
+static int receive_block(routed_batch *t, int owner, int from)
+{
+    const ftc_routed_blocks *b = t->b;
+    MPI_Request *r = &t->r[t->posted];
+    const int peer = ftc_ft_epoch_rank(t->c->ft, from);
+    const MPI_Comm epoch = ftc_ft_epoch_comm(t->c->ft);
+    if (b->route == FTC_ROUTE_TO_ROOT) {
+        t->expected[t->posted] = b->counts[owner] * b->type_size;
+        return ftc_p2p_irecv(b->blocks + (MPI_Aint)b->displs[owner] * b->extent,
+                             b->counts[owner], b->type, peer, FTC_TAG_FT_BLOCKS, epoch, r);
     }
+    int own_size = 0;
+    const int rc = MPI_Type_size(b->own_type, &own_size);
+    t->expected[t->posted] = b->own_count * own_size;
+    return rc != MPI_SUCCESS ? rc
+                             : ftc_p2p_irecv(b->recv, b->own_count, b->own_type, peer,
+                                             FTC_TAG_FT_BLOCKS, epoch, r);
+}
+
+/* Block `owner` leaving here for `destination`: a gatherv's rank sends
+ * only its own, a scatterv's root (or the copies it kept) any. */
+static int send_block(routed_batch *t, int owner, int destination)
+{
+    const ftc_routed_blocks *b = t->b;
+    const int me = t->c->comm->rank;
+    const bool own = b->route == FTC_ROUTE_TO_ROOT;
+    if (own ? owner != me : me != b->root || !b->counts)
+        return ftc_fail(MPI_ERR_INTERN, "ftc_allreduce: rank %d holds rank %d's block for rank "
+                        "%d, which only the %s sends", me, owner, destination,
+                        own ? "owner" : "root");
+    t->expected[t->posted] = -1;
+    ftc_ft_die_if_injected(t->c, FTC_INJECT_BEFORE_SEND, NULL);
+    const int peer = ftc_ft_epoch_rank(t->c->ft, destination);
+    const MPI_Comm epoch = ftc_ft_epoch_comm(t->c->ft);
+    return own ? ftc_p2p_isend(b->send, b->own_count, b->own_type, peer, FTC_TAG_FT_BLOCKS, epoch,
+                               &t->r[t->posted])
+               : ftc_p2p_isend(b->blocks + (MPI_Aint)b->displs[owner] * b->extent,
+                               b->counts[owner], b->type, peer, FTC_TAG_FT_BLOCKS, epoch,
+                               &t->r[t->posted]);
+}
+
+static int complete_batch(routed_batch *t, int rc)
+{
+    rc = ftc_ft_complete_transfer(t->c, rc, t->r, t->expected, t->posted,
+                                  t->receives ? "receiving a block from" : "sending a block to",
+                                  t->first_peer);
+    t->posted = 0;
     return rc;
 }
 
-/* Anyone else: the blocks the root takes from this rank (its own only). */
-static int send_blocks(ftc_ft_call *c, const ftc_root_blocks *b, const ftc_holdings *values,
-                       const bool *participant)
+/*
+ * Every block whose destination is inside the call and lacks it, from its
+ * sender (ftc_recovery_block_sender), the same plan on every participant;
+ * this rank takes part where it is the sender or the destination. *got:
+ * the owners whose blocks arrived here.
+ */
+static int move_blocks(ftc_ft_call *c, const ftc_routed_blocks *b, const ftc_ft_meeting *m,
+                       const ftc_holdings *values, const bool *participant, ftc_holdings *got)
 {
-    const int me = c->comm->rank;
-    for (int owner = 0; owner < c->comm->size; owner++) {
-        if (ftc_recovery_root_sender(c->comm->size, participant, values, b->root, owner) != me)
+    const int size = c->comm->size, me = c->comm->rank;
+    routed_batch t = { .c = c, .b = b, .first_peer = -1 };
+    int rc = MPI_SUCCESS;
+    for (int owner = 0; rc == MPI_SUCCESS && owner < size; owner++) {
+        const int destination = destination_of(b, owner);
+        if (!inside_call(m, destination))
             continue;
-        if (owner != me)
-            return ftc_fail(MPI_ERR_INTERN, "ftc_allreduce: rank %d holds rank %d's block for "
-                            "root %d, which only the owner sends", me, owner, b->root);
-        MPI_Request r = MPI_REQUEST_NULL;
-        const int expected = -1;
-        ftc_ft_die_if_injected(c, FTC_INJECT_BEFORE_SEND, NULL);
-        const int posted = ftc_p2p_isend(b->send, b->send_count, b->send_type,
-                                         ftc_ft_epoch_rank(c->ft, b->root), FTC_TAG_FT_TO_ROOT,
-                                         ftc_ft_epoch_comm(c->ft), &r);
-        const int rc = ftc_ft_complete_transfer(c, posted, &r, &expected, 1,
-                                                "sending a block to", b->root);
-        if (rc != MPI_SUCCESS)
-            return rc;
+        const int from = ftc_recovery_block_sender(size, participant, values, destination, owner);
+        if (from < 0 || (me != destination && me != from))
+            continue;
+        const int peer = me == destination ? from : destination;
+        t.first_peer = t.posted == 0 ? peer : t.first_peer;
+        t.receives = me == destination;
+        rc = me == destination ? receive_block(&t, owner, from) : send_block(&t, owner, destination);
+        t.posted += rc == MPI_SUCCESS;
+        if (rc == MPI_SUCCESS && me == destination)
+            ftc_holdings_add(got, owner);
+        if (rc != MPI_SUCCESS || t.posted == FTC_FT_MAX_WAIT)
+            rc = complete_batch(&t, rc);
     }
-    return MPI_SUCCESS;
+    return t.posted > 0 ? complete_batch(&t, rc) : rc;
 }
 
 /*
- * The round of a call whose blocks only its root needs: S is every block
- * a participant holds; a living root inside the call takes each block of
- * S it lacks from the lowest participant holding it, and holds S; the
- * others' holdings stay as they were. Every message is on this epoch's
- * communicator, whose one round this is: nothing else can match its tag.
+ * The round of a call whose blocks go each to one rank: S is every block
+ * a participant holds; each destination inside the call takes every block
+ * of S it lacks from the lowest other participant holding it, and adds
+ * them to what it holds; nobody else's holdings change (a meeting
+ * repeated after this round must be told what each rank really holds).
+ * Every message is on this epoch's communicator, whose one round this
+ * is: nothing else can match its tag.
  */
-static int run_for_root(ftc_ft_call *c, const ftc_root_blocks *b, const ftc_ft_meeting *m)
+static int run_routed(ftc_ft_call *c, const ftc_routed_blocks *b, const ftc_ft_meeting *m)
 {
     const int size = c->comm->size;
     ftc_holdings *values = malloc(sizeof(ftc_holdings) * (size_t)size);
     bool *participant = malloc(sizeof(bool) * (size_t)size);
-    int rc = values && participant ? MPI_SUCCESS
-                                   : ftc_fail(MPI_ERR_NO_MEM, "ftc_allreduce: out of memory");
+    ftc_holdings got;
+    const bool have_got = ftc_holdings_init(&got, size);
+    int rc = values && participant && have_got
+        ? MPI_SUCCESS : ftc_fail(MPI_ERR_NO_MEM, "ftc_allreduce: out of memory");
     if (rc == MPI_SUCCESS) {
         starting_holdings(m, values, participant, size);
         if (!ftc_holdings_equal(&values[c->comm->rank], &c->held))
@@ -420,14 +468,12 @@ static int run_for_root(ftc_ft_call *c, const ftc_root_blocks *b, const ftc_ft_m
                           "value");
     }
     c->step = FTC_INJECT_STEP_HANDOUT;
-    if (rc == MPI_SUCCESS && root_inside(m, b->root))
-        rc = c->comm->rank == b->root ? receive_blocks(c, b, values, participant)
-                                      : send_blocks(c, b, values, participant);
-    /* the root now holds S (everything held); anyone else still its own
-     * block only, which a meeting repeated after this round must be told */
-    for (int r = 0; rc == MPI_SUCCESS && c->comm->rank == b->root && r < size; r++)
-        if (participant[r])
-            ftc_holdings_unite(&c->held, &values[r]);
+    if (rc == MPI_SUCCESS)
+        rc = move_blocks(c, b, m, values, participant, &got);
+    if (rc == MPI_SUCCESS)
+        ftc_holdings_unite(&c->held, &got);
+    if (have_got)
+        ftc_holdings_destroy(&got);
     free(values);
     free(participant);
     return rc;
@@ -473,18 +519,34 @@ static int run_kept(ftc_comm_t comm, ftc_ft_call *kept, const ftc_kept_result *k
     return rc;
 }
 
-/* A block only the root needs, kept: this rank's own, packed, sent as such. */
-static int serve_for_root(ftc_comm_t comm, ftc_ft_call *inside, const ftc_kept_result *k,
-                          const ftc_ft_meeting *m)
+/* Routed blocks, kept: a gatherv rank's own block for the root, packed;
+ * a scatterv root's blocks for their owners, packed behind their table
+ * (ftc_route_table_bytes); any other scatterv rank's nothing. */
+static ftc_routed_blocks kept_blocks(ftc_comm_t comm, const ftc_kept_result *k)
 {
-    const ftc_root_blocks b = { .root = k->root, .send = k->data,
-                                .send_count = (int)k->block_width, .send_type = MPI_PACKED };
+    ftc_routed_blocks b = { .route = k->route, .root = k->root, .type = MPI_PACKED,
+                            .extent = 1, .type_size = 1, .own_type = MPI_PACKED };
+    if (k->route == FTC_ROUTE_TO_ROOT) {
+        b.send = k->data;
+        b.own_count = (int)k->block_width;
+    } else if (comm->rank == k->root && k->block_width >= ftc_route_table_bytes(comm->size)) {
+        b.counts = (const int *)(const void *)k->data;
+        b.displs = b.counts + comm->size;
+        b.blocks = k->data + ftc_route_table_bytes(comm->size);
+    }
+    return b;
+}
+
+static int serve_routed(ftc_comm_t comm, ftc_ft_call *inside, const ftc_kept_result *k,
+                        const ftc_ft_meeting *m)
+{
+    const ftc_routed_blocks b = kept_blocks(comm, k);
     ftc_ft_call kept = { .comm = comm, .ft = comm->ft, .number = m->decision.call,
                          .round = inside ? inside->round : 1, .have_held = true };
     if (!ftc_holdings_init(&kept.held, comm->size))
         return ftc_fail(MPI_ERR_NO_MEM, "ftc_allreduce: out of memory");
     ftc_holdings_copy(&kept.held, &m->kept[comm->rank]);
-    const int rc = run_for_root(&kept, &b, m);
+    const int rc = run_routed(&kept, &b, m);
     ftc_holdings_destroy(&kept.held);
     return rc;
 }
@@ -497,8 +559,8 @@ static int serve_kept(ftc_comm_t comm, ftc_ft_call *inside, const ftc_ft_meeting
     if (!k)   /* the reconciliation chose servers from their kept windows */
         return ftc_fail(MPI_ERR_INTERN, "ftc_allreduce: call %ld's result is not kept here",
                         m->decision.call);
-    if (k->for_root)
-        return serve_for_root(comm, inside, k, m);
+    if (k->route != FTC_ROUTE_NONE)
+        return serve_routed(comm, inside, k, m);
     /* a call every rank held was kept without its value (FTC_EVERYONE_HOLDS,
      * always the window's first, in `kept`): this rank serves it with empty
      * holdings and receives it here; the window's others have theirs */
@@ -532,5 +594,5 @@ int ftc_allreduce_round(ftc_comm_t comm, void *call, const ftc_ft_meeting *m)
     if (!c || c->number != m->decision.call)
         return ftc_fail(MPI_ERR_INTERN, "ftc_allreduce: a round for call %ld reached a rank "
                         "not inside it", m->decision.call);
-    return c->for_root ? run_for_root(c, c->for_root, m) : run_round(c, m);
+    return c->routed ? run_routed(c, c->routed, m) : run_round(c, m);
 }

@@ -91,13 +91,13 @@ void ftc_recovery_plan_destroy(ftc_recovery_plan *plan)
     memset(plan, 0, sizeof(*plan));
 }
 
-int ftc_recovery_root_sender(int size, const bool *participant, const ftc_holdings *held,
-                             int root, int owner)
+int ftc_recovery_block_sender(int size, const bool *participant, const ftc_holdings *held,
+                              int destination, int owner)
 {
-    if (participant[root] && ftc_holdings_has(&held[root], owner))
+    if (participant[destination] && ftc_holdings_has(&held[destination], owner))
         return -1;
     for (int q = 0; q < size; q++)
-        if (q != root && participant[q] && ftc_holdings_has(&held[q], owner))
+        if (q != destination && participant[q] && ftc_holdings_has(&held[q], owner))
             return q;
     return -1;
 }

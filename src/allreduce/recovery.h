@@ -58,14 +58,14 @@ ftc_plan_status ftc_recovery_plan_build(ftc_recovery_plan *plan, int size, const
 void ftc_recovery_plan_destroy(ftc_recovery_plan *plan);
 
 /*
- * The round for blocks only a root needs (a gatherv's): holdings are
- * blocks, not partial values, and nothing is reduced. Each block of S
- * (every block a participant holds) that the root lacks goes straight to
- * it from the lowest participant other than the root that holds it:
- * ftc_recovery_root_sender says who (-1: the root holds it, or nobody
- * does). held[r] is read only where participant[r].
+ * The round for blocks routed each to one rank (a gatherv's to the root,
+ * a scatterv's to their owners): holdings are blocks, not partial values,
+ * and nothing is reduced. Block `owner`, which `destination` needs, goes
+ * straight to it from the lowest participant other than the destination
+ * that holds it: ftc_recovery_block_sender says who (-1: the destination
+ * holds it, or nobody does). held[r] is read only where participant[r].
  */
-int ftc_recovery_root_sender(int size, const bool *participant, const ftc_holdings *held,
-                             int root, int owner);
+int ftc_recovery_block_sender(int size, const bool *participant, const ftc_holdings *held,
+                              int destination, int owner);
 
 #endif

@@ -99,6 +99,13 @@ int ftc_ft_wait_in_flow(ftc_comm_t comm, MPI_Request *requests, const int *expec
  * transfer stopped before its wait, as ftc_ft_wait does on a failure. */
 void ftc_ft_abandon(MPI_Request *requests, const int *expected, int n);
 
+/* Whether a collective can go on over the survivors of a death (ULFM). */
+#ifdef FTCOLL_HAVE_ULFM
+enum { FTC_FT_SURVIVES = 1 };
+#else
+enum { FTC_FT_SURVIVES = 0 };
+#endif
+
 /* MPIX_ERR_PROC_FAILED with ULFM, MPI_ERR_OTHER without. */
 int ftc_ft_failed_class(void);
 bool ftc_ft_is_process_failure(int rc);

@@ -601,7 +601,7 @@ static bool passes_word(const flow *f)
 
 static bool interrupted(int rc)
 {
-    return FTC_GATHER_SURVIVES && (rc == FTC_DETECTED || ftc_ft_is_process_failure(rc));
+    return FTC_FT_SURVIVES && (rc == FTC_DETECTED || ftc_ft_is_process_failure(rc));
 }
 
 int ftc_gather_run(const ftc_gather_call *g)

@@ -15,13 +15,6 @@
 #include "../comm.h"
 #include "algorithms.h"
 
-/* Whether a failure can be survived (ULFM). */
-#ifdef FTCOLL_HAVE_ULFM
-enum { FTC_GATHER_SURVIVES = 1 };
-#else
-enum { FTC_GATHER_SURVIVES = 0 };
-#endif
-
 /* The most bytes the p blocks may come to: a subtree's message, whose
  * size a wait checks as an int, and the recovery's messages, which carry
  * them packed with a header in one int count of bytes. */

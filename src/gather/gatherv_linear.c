@@ -19,8 +19,8 @@
  *             stops within milliseconds; the root holds its own block and
  *             those that arrived in the order it waits for them, any other
  *             rank its own
- *   recovery  the engine's round for blocks only the root needs
- *             (ftc_root_blocks): S is every block a survivor holds, and a
+ *   recovery  the engine's round for blocks routed each to one rank
+ *             (ftc_routed_blocks): S is every block a survivor holds, and a
  *             living root inside the call takes each block of S it lacks
  *             straight from its owner. The reduction of packed vectors
  *             that serves ftc_gather cannot: no rank but the root knows
@@ -308,7 +308,7 @@ static int complete(const flow *f)
         ftc_holdings_add(held, comm->rank);
     const bool everyone_holds = f->is_hub || waits_for_word(f, f->g->send_bytes);
     const ftc_kept_part part = { .op = MPI_OP_NULL, .block_width = f->g->send_bytes,
-                                 .for_root = true, .root = f->g->root };
+                                 .route = FTC_ROUTE_TO_ROOT, .root = f->g->root };
     char *keep_into = NULL;
     int rc = ftc_allreduce_attempt_completed(comm, f->g->number, held, 0, MPI_BYTE, 0,
                                              everyone_holds ? FTC_EVERYONE_HOLDS
@@ -337,13 +337,13 @@ static int recover(flow *f)
         ftc_holdings_add(held, f->comm->rank);
     for (int j = 1; f->root_alive && f->is_hub && j <= f->arrived; j++)
         ftc_holdings_add(held, rank_at(f, other_index(f, j)));
-    const ftc_root_blocks blocks = {
-        .root = g->root, .recv = g->recv, .recv_counts = g->recv_counts, .displs = g->displs,
-        .recv_type = g->recv_type, .recv_extent = g->recv_extent,
-        .recv_type_size = g->recv_type_size, .send = g->send, .send_count = g->send_count,
-        .send_type = g->send_type,
+    const ftc_routed_blocks blocks = {
+        .route = FTC_ROUTE_TO_ROOT, .root = g->root, .blocks = g->recv,
+        .counts = g->recv_counts, .displs = g->displs, .type = g->recv_type,
+        .extent = g->recv_extent, .type_size = g->recv_type_size, .send = g->send,
+        .own_count = g->send_count, .own_type = g->send_type,
     };
-    const int rc = ftc_allreduce_resume_for_root(f->comm, g->number, &blocks, held);
+    const int rc = ftc_allreduce_resume_routed(f->comm, g->number, &blocks, held);
     return rc == MPI_SUCCESS ? copied : rc;
 }
 
@@ -351,7 +351,7 @@ static int recover(flow *f)
 
 static bool interrupted(int rc)
 {
-    return FTC_GATHER_SURVIVES && (rc == FTC_DETECTED || ftc_ft_is_process_failure(rc));
+    return FTC_FT_SURVIVES && (rc == FTC_DETECTED || ftc_ft_is_process_failure(rc));
 }
 
 int ftc_gatherv_run(const ftc_gatherv_call *g)

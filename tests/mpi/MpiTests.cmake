@@ -108,6 +108,7 @@ set(FTCOLL_ALLGATHER_OK "allgather p=[0-9]+: [0-9]+ cases, all elements checked"
 set(FTCOLL_ALLGATHERV_OK "allgatherv p=[0-9]+: [0-9]+ cases, all elements checked")
 set(FTCOLL_GATHER_OK "gather p=[0-9]+: [0-9]+ cases, all elements checked")
 set(FTCOLL_GATHERV_OK "gatherv p=[0-9]+: [0-9]+ cases, all elements checked")
+set(FTCOLL_SCATTERV_OK "scatterv p=[0-9]+: [0-9]+ cases, all elements checked")
 set(FTCOLL_ALLREDUCE_OK "allreduce p=[0-9]+: [0-9]+ cases, all elements checked")
 set(FTCOLL_BCAST_OK "bcast p=[0-9]+: [0-9]+ cases, all elements checked")
 set(FTCOLL_ERRORS_OK "errors p=[0-9]+: all checks passed")
@@ -283,7 +284,8 @@ endfunction()
 # the test programs built against <library>, and their tests, named and
 # labelled <label>.
 function(ftcoll_mpi_suite label library large_max_procs procs_var)
-  foreach(program test_allgather test_allgatherv test_gather test_gatherv test_errors test_env test_allreduce
+  foreach(program test_allgather test_allgatherv test_gather test_gatherv test_scatterv test_errors
+                  test_env test_allreduce
                   test_bcast test_guard)
     ftcoll_mpi_program(${label}_${program} ${program}.c ${library} ${ARGN})
   endforeach()
@@ -297,6 +299,8 @@ function(ftcoll_mpi_suite label library large_max_procs procs_var)
                     LABEL ${label} EXPECT "${FTCOLL_GATHER_OK}")
     ftcoll_mpi_test(${label}.gatherv.${suffix} ${procs} ${label}_test_gatherv
                     LABEL ${label} EXPECT "${FTCOLL_GATHERV_OK}")
+    ftcoll_mpi_test(${label}.scatterv.${suffix} ${procs} ${label}_test_scatterv
+                    LABEL ${label} EXPECT "${FTCOLL_SCATTERV_OK}")
   endforeach()
   # a linear gather's root passes its word to more children than one wait
   # takes (ULFM: three or more ranks keep copies, and large calls pass the word)
@@ -305,6 +309,8 @@ function(ftcoll_mpi_suite label library large_max_procs procs_var)
                     EXPECT "${FTCOLL_GATHER_OK}" ARGS --quick)
     ftcoll_mpi_test(${label}.gatherv.p34 34 ${label}_test_gatherv LABEL ${label}
                     EXPECT "${FTCOLL_GATHERV_OK}" ARGS --quick)
+    ftcoll_mpi_test(${label}.scatterv.p34 34 ${label}_test_scatterv LABEL ${label}
+                    EXPECT "${FTCOLL_SCATTERV_OK}" ARGS --quick)
   endif()
   ftcoll_allreduce_tests(${label} ${label}_test_allreduce ${label} ${large_max_procs}
                          ${${procs_var}})
@@ -417,6 +423,9 @@ if(FTCOLL_VALGRIND AND VALGRIND)
   # And one gatherv run (p = 3: every root, copies kept and the word).
   ftcoll_mpi_test(valgrind.gatherv.p03 3 mpi_test_gatherv LABEL valgrind
     EXPECT "${FTCOLL_GATHERV_OK}" LAUNCH_WRAPPER ${ftcoll_memcheck})
+  # And one scatterv run (p = 3: every root, copies kept, acknowledgements).
+  ftcoll_mpi_test(valgrind.scatterv.p03 3 mpi_test_scatterv LABEL valgrind
+    EXPECT "${FTCOLL_SCATTERV_OK}" LAUNCH_WRAPPER ${ftcoll_memcheck})
   # And one allreduce run (p = 3: a fold), its large cases cut to 5000 elements.
   ftcoll_mpi_test(valgrind.allreduce.p03 3 mpi_test_allreduce LABEL valgrind
     EXPECT "${FTCOLL_ALLREDUCE_OK}" LAUNCH_WRAPPER ${ftcoll_memcheck} ARGS --large 5000)

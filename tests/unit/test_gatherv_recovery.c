@@ -3,7 +3,7 @@
  * for every process count 1..64, without MPI: every state a failure can
  * leave each rank in, the holdings the flow gives it there
  * (src/gather/gatherv_linear.c), and the round's plan over them
- * (ftc_recovery_root_sender). A rank other than the root is dead before
+ * (ftc_recovery_block_sender). A rank other than the root is dead before
  * the call, dead during it (its block sent or not), inside it (sent or
  * not), past it with the copy of its block kept, or past it after the
  * root's word; the root is dead, past the call, or inside it with the
@@ -129,7 +129,7 @@ static void check_scenario(const scenario *s)
         order_of(s, order);
         /* the round: the root ends with its own and every block sent to it */
         for (int owner = 0; owner < s->p; owner++) {
-            const int from = ftc_recovery_root_sender(s->p, participant, held, s->root, owner);
+            const int from = ftc_recovery_block_sender(s->p, participant, held, s->root, owner);
             if (ftc_holdings_has(&held[s->root], owner)) {
                 assert_int_equal(from, -1);
             } else if (ftc_holdings_has(&all, owner)) {
@@ -147,7 +147,7 @@ static void check_scenario(const scenario *s)
     }
     for (int owner = 0; owner < s->p; owner++)   /* nobody is asked for what it lacks */
         for (int q = 0; q < s->p; q++)
-            if (ftc_recovery_root_sender(s->p, participant, held, s->root, owner) == q)
+            if (ftc_recovery_block_sender(s->p, participant, held, s->root, owner) == q)
                 assert_true(ftc_holdings_has(&held[q], owner));
     for (int q = 0; q < s->p; q++)
         ftc_holdings_destroy(&held[q]);
