@@ -433,7 +433,8 @@ static int move_blocks(ftc_ft_call *c, const ftc_routed_blocks *b, const ftc_ft_
         const int peer = me == destination ? from : destination;
         t.first_peer = t.posted == 0 ? peer : t.first_peer;
         t.receives = me == destination;
-        rc = me == destination ? receive_block(&t, owner, from) : send_block(&t, owner, destination);
+        rc = me == destination ? receive_block(&t, owner, from)
+                               : send_block(&t, owner, destination);
         t.posted += rc == MPI_SUCCESS;
         if (rc == MPI_SUCCESS && me == destination)
             ftc_holdings_add(got, owner);

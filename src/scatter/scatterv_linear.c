@@ -158,7 +158,7 @@ static int empty_messages(flow *f, bool (*which)(const flow *, int), bool receiv
 
 static bool everyone(const flow *f, int j) { (void)f, (void)j; return true; }
 
-/* ---- the hub: every block, then the acknowledgements and the word ----------------------- */
+/* ---- the hub: every block, then the acknowledgements and the word ---------------------------- */
 
 static int copy_own_block(flow *f)
 {
@@ -226,7 +226,7 @@ static int run_hub(flow *f)
     return rc;
 }
 
-/* ---- any other rank: its block, then maybe its acknowledgement and the word -------------- */
+/* ---- any other rank: its block, then maybe its acknowledgement and the word ------------------ */
 
 static int one_message(flow *f, bool receive, int expected, int step, const char *doing)
 {
@@ -276,9 +276,12 @@ static int run_other(flow *f, int *error)
     if (rc == MPI_SUCCESS)
         ftc_allreduce_injection_point(f->comm, f->s->number, STEP_BLOCK_HELD,
                                       FTC_INJECT_BEFORE_SEND, NULL);
-    const bool wrong_size = *error != MPI_SUCCESS;
-    if (rc == MPI_SUCCESS && (wrong_size || acknowledged(f, f->root_alive ? f->s->recv_bytes : 0)))
+    const size_t mine = f->root_alive ? f->s->recv_bytes : 0;
+    if (rc == MPI_SUCCESS && (*error != MPI_SUCCESS || acknowledged(f, mine))) {
+        ftc_allreduce_injection_point(f->comm, f->s->number, STEP_ACK, FTC_INJECT_BEFORE_SEND,
+                                      NULL);
         rc = one_message(f, false, -1, STEP_ACK, "acknowledging its block to");
+    }
     if (rc == MPI_SUCCESS && synchronizing(f)) {
         rc = one_message(f, true, 0, STEP_ACK, "waiting for the word of");
         f->heard_word = rc == MPI_SUCCESS;
@@ -295,7 +298,7 @@ static int run_flow(flow *f, int *error)
     return f->is_hub ? run_hub(f) : run_other(f, error);
 }
 
-/* ---- the end of a call ------------------------------------------------------------------------ */
+/* ---- the end of a call ----------------------------------------------------------------------- */
 
 static int root_lost(const flow *f)
 {
@@ -423,7 +426,7 @@ static int recover(flow *f)
     return ftc_allreduce_result_includes(f->comm, f->comm->rank) ? MPI_SUCCESS : root_lost(f);
 }
 
-/* ---- the call ---------------------------------------------------------------------------------- */
+/* ---- the call -------------------------------------------------------------------------------- */
 
 static bool interrupted(int rc)
 {

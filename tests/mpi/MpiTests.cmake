@@ -393,6 +393,9 @@ if(FTCOLL_SANITIZERS)
     ftcoll_mpi_program(asan_test_gatherv_kill test_gatherv_kill.c ftcoll_asan SANITIZED)
     ftcoll_kill_table(asan.gatherv_kill_table asan asan_test_gatherv_kill
                       gatherv_kill_scenarios.txt ENV ${FTCOLL_ASAN_ENV})
+    ftcoll_mpi_program(asan_test_scatterv_kill test_scatterv_kill.c ftcoll_asan SANITIZED)
+    ftcoll_kill_table(asan.scatterv_kill_table asan asan_test_scatterv_kill
+                      scatterv_kill_scenarios.txt ENV ${FTCOLL_ASAN_ENV})
   endif()
 endif()
 
@@ -461,6 +464,13 @@ if(FTCOLL_HAVE_ULFM)
   # test_gatherv_kill.c).
   ftcoll_mpi_program(mpi_test_gatherv_kill test_gatherv_kill.c ftcoll_static)
   ftcoll_kill_table(mpi.gatherv_kill_table mpi mpi_test_gatherv_kill gatherv_kill_scenarios.txt)
+  # ftc_scatterv: the root before, during and after its sends, receivers
+  # before and after their block, late receivers served from the root's
+  # copies, the acknowledgements and the word (scatterv_kill_scenarios.txt,
+  # test_scatterv_kill.c).
+  ftcoll_mpi_program(mpi_test_scatterv_kill test_scatterv_kill.c ftcoll_static)
+  ftcoll_kill_table(mpi.scatterv_kill_table mpi mpi_test_scatterv_kill
+                    scatterv_kill_scenarios.txt)
   # Whether large broadcasts confirm: counted from the ranks and processors
   # of each node (either answer, whatever host runs the test), or as
   # FTCOLL_BCAST_CONFIRM says; rank 0 says which at FTCOLL_VERBOSE=1.

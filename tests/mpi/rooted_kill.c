@@ -74,7 +74,26 @@ static uint64_t survivors_of(MPI_Comm survivors)
     return set;
 }
 
-_Noreturn void rooted_kill_run(const char *name, rooted_check check)
+/* The calls whose root survived and whose blocks missed a survivor. */
+static int check_survivors(int rank, bool reporter, int p, const uint64_t *valid,
+                           const uint64_t *united, uint64_t alive, rooted_direction direction)
+{
+    int wrong = 0;
+    for (int call = 1; call <= ROOTED_CALLS; call++) {
+        const int root = rooted_root_of(call, p);
+        if (!(alive >> root & 1))
+            continue;
+        const uint64_t got = direction == ROOTED_TO_ROOT ? valid[call - 1] : united[call - 1];
+        if ((direction == ROOTED_TO_ROOT ? rank == root : reporter) && (got & alive) != alive) {
+            fprintf(stderr, "FAIL rank %d call %d: S = %llx misses survivors %llx\n", rank, call,
+                    (unsigned long long)got, (unsigned long long)alive);
+            wrong++;
+        }
+    }
+    return wrong;
+}
+
+_Noreturn void rooted_kill_run(const char *name, rooted_check check, rooted_direction direction)
 {
     int rank, p;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -97,13 +116,8 @@ _Noreturn void rooted_kill_run(const char *name, rooted_check check)
     MPI_Comm_size(survivors, &n);
     MPI_Comm_rank(survivors, &reporter);
     const uint64_t alive = survivors_of(survivors);
-    for (int call = 1; call <= ROOTED_CALLS; call++)
-        if (rank == rooted_root_of(call, p) && (valid[call - 1] & alive) != alive) {
-            fprintf(stderr, "FAIL rank %d call %d: S = %llx misses survivors %llx\n", rank, call,
-                    (unsigned long long)valid[call - 1], (unsigned long long)alive);
-            wrong++;
-        }
     MPI_Allreduce(valid, at_roots, ROOTED_CALLS, MPI_UINT64_T, MPI_BOR, survivors);
+    wrong += check_survivors(rank, reporter == 0, p, valid, at_roots, alive, direction);
     MPI_Allreduce(&wrong, &total_wrong, 1, MPI_INT, MPI_SUM, survivors);
     if (reporter == 0) {
         printf("%s p=%d survivors=%d calls=%d wrong=%d S=[", name, p, n, ROOTED_CALLS,

@@ -1,6 +1,6 @@
 /*
  * What the real-kill tests of the rooted collectives (test_gather_kill.c,
- * test_gatherv_kill.c) share: the calls' roots and shapes, and the run of
+ * test_gatherv_kill.c, test_scatterv_kill.c) share: the calls' roots and shapes, and the run of
  * the calls with the survivors' verdict.
  */
 #ifndef FTCOLL_TEST_ROOTED_KILL_H
@@ -45,15 +45,23 @@ MPI_Datatype rooted_recv_type_of(int call);
 int rooted_check_outcome(ftc_comm_t comm, int rc, int rank, int p, int call, int root,
                          uint64_t dead_before, uint64_t *valid);
 
-/* One call on every rank: the number of wrong checks; at the root, *root_valid
- * the valid blocks it reported (0 elsewhere). */
+/* One call on every rank: the number of wrong checks, and *root_valid (see
+ * rooted_direction). */
 typedef int (*rooted_check)(ftc_comm_t comm, int rank, int p, int call, uint64_t *root_valid);
 
-/* Every call, then over the survivors: every surviving root's S holds every
- * survivor; the lowest survivor prints
+/* Where the blocks go, and so what the run checks over the survivors. */
+typedef enum {
+    ROOTED_TO_ROOT,     /* a gather: *root_valid is the root's S, which must hold
+                         * every survivor wherever the root survived */
+    ROOTED_FROM_ROOT,   /* a scatter: *root_valid is this rank's own bit when its
+                         * block arrived; every survivor's must, wherever the
+                         * root survived */
+} rooted_direction;
+
+/* Every call, then the check over the survivors; the lowest survivor prints
  *   NAME p=P survivors=N calls=C wrong=W S=[f f7 ...]: PASS|FAIL
- * (each call's S at its root, 0 where the root died). Leaves without
+ * (each call's *root_valid, united over the survivors). Leaves without
  * MPI_Finalize. */
-_Noreturn void rooted_kill_run(const char *name, rooted_check check);
+_Noreturn void rooted_kill_run(const char *name, rooted_check check, rooted_direction direction);
 
 #endif

@@ -142,5 +142,5 @@ static int check_call(ftc_comm_t comm, int rank, int p, int call, uint64_t *root
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
-    rooted_kill_run("gatherv-kill", check_call);
+    rooted_kill_run("gatherv-kill", check_call, ROOTED_TO_ROOT);
 }
