@@ -277,6 +277,26 @@ int MPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void 
     return finish(lc, comm, "MPI_Gatherv", rc, rc == FTC_ERR_STOPPED);
 }
 
+int MPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[],
+                 MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                 int root, MPI_Comm comm)
+{
+    layer_comm *lc = routed(comm, LAYER_SCATTERV);
+    if (!lc)
+        return PMPI_Scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype,
+                             root, comm);
+    layer_depth++;
+    const int rc = ftc_scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount,
+                                recvtype, root, lc->ftc);
+    if (rc == MPI_SUCCESS || process_failed(rc))
+        layer_note_ft_call(lc);
+    layer_depth--;
+    lc->stats.routed[LAYER_SCATTERV]++;
+    /* a survivor whose block died with the root fails alone where others
+     * got theirs: not a uniform error */
+    return finish(lc, comm, "MPI_Scatterv", rc, rc == FTC_ERR_STOPPED);
+}
+
 /* ---- MPI_Bcast and MPI_Barrier ----------------------------------------- */
 
 int MPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm)

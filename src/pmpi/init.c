@@ -4,7 +4,7 @@
  *
  *   FTCOLL_NATIVE="bcast,barrier"  collectives left to MPI (default: none;
  *                                  allreduce, allgather, allgatherv,
- *                                  gather(v), bcast, barrier)
+ *                                  gather(v), scatterv, bcast, barrier)
  *   FTCOLL_REPORT=DIR              write this process's summary there at exit
  *
  * The FTCOLL_* settings of ftcoll itself (FTCOLL_GUARD, ...) are read when
@@ -28,7 +28,8 @@ _Thread_local int layer_depth;
 const char *layer_kind_name(layer_kind kind)
 {
     static const char *const names[LAYER_KINDS] = { "allreduce", "allgather", "bcast", "barrier",
-                                                    "allgatherv", "gather", "gatherv" };
+                                                    "allgatherv", "gather", "gatherv",
+                                                    "scatterv" };
     return names[kind];
 }
 
@@ -47,7 +48,8 @@ bool layer_parse_native(const char *text, bool native[LAYER_KINDS], char *why, s
             k++;
         if (k == LAYER_KINDS) {
             snprintf(why, why_size, "unknown collective \"%.*s\" (expected a comma-separated "
-                     "list of allreduce, allgather, allgatherv, gather, bcast, barrier)", (int)len, at);
+                     "list of allreduce, allgather, allgatherv, gather, gatherv, scatterv, bcast, "
+                     "barrier)", (int)len, at);
             return false;
         }
         native[k] = true;

@@ -30,7 +30,8 @@ typedef enum {
     LAYER_ALLGATHERV = 4,
     LAYER_GATHER = 5,
     LAYER_GATHERV = 6,
-    LAYER_KINDS = 7
+    LAYER_SCATTERV = 7,
+    LAYER_KINDS = 8
 } layer_kind;
 
 const char *layer_kind_name(layer_kind kind);   /* "allreduce", ... */

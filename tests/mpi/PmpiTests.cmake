@@ -102,6 +102,9 @@ pmpi_test(pmpi.ftcrun.bad_allgatherv_algorithm 1 ${expect_run} 2
 pmpi_test(pmpi.ftcrun.bad_gatherv_algorithm 1 ${expect_run} 2
   "--algorithm gatherv=\"binomial\": expected ftcoll, linear \\(its one algorithm\\) or native" --
   ${ftcrun} -n 2 --algorithm gatherv=binomial -- true)
+pmpi_test(pmpi.ftcrun.bad_scatterv_algorithm 1 ${expect_run} 2
+  "--algorithm scatterv=\"binomial\": expected ftcoll, linear \\(its one algorithm\\) or native" --
+  ${ftcrun} -n 2 --algorithm scatterv=binomial -- true)
 pmpi_test(pmpi.ftcrun.bad_collective 1 ${expect_run} 2
   "--algorithm: unknown collective \"scatter\"" -- ${ftcrun} -n 2 --algorithm scatter=linear -- true)
 pmpi_test(pmpi.ftcrun.bad_ranks 1 ${expect_run} 2 "-n \"0\": expected an integer >= 1" --
@@ -151,6 +154,10 @@ pmpi_test(pmpi.semantics.gather_native.p03 3 ${expect_run} 0 "pmpi p=3: all chec
 pmpi_test(pmpi.semantics.gatherv.p04 4 ${expect_run} 0 "pmpi p=4: all checks passed"
   "gatherv [1-9][0-9]* by ftcoll, 0 by MPI" --
   ${ftcrun_launch} -n 4 --algorithm gatherv=linear -- $<TARGET_FILE:pmpi_test_pmpi>)
+# every MPI_Scatterv by ftcoll, which the summary counts
+pmpi_test(pmpi.semantics.scatterv.p04 4 ${expect_run} 0 "pmpi p=4: all checks passed"
+  "scatterv [1-9][0-9]* by ftcoll, 0 by MPI" --
+  ${ftcrun_launch} -n 4 --algorithm scatterv=linear -- $<TARGET_FILE:pmpi_test_pmpi>)
 pmpi_test(pmpi.semantics.mst.p05 5 ${expect_run} 0 "pmpi p=5: all checks passed"
   "broadcast trees: [1-9][0-9]* call\\(s\\), the last over the mst tree" --
   ${ftcrun_launch} -n 5 --algorithm bcast=mst -- $<TARGET_FILE:pmpi_test_pmpi>)
@@ -165,6 +172,9 @@ if(FTCOLL_HAVE_ULFM)
   pmpi_test(pmpi.semantics.gatherv_native.p03 3 ${expect_run} 0 "pmpi p=3: all checks passed"
     "gatherv 0 by ftcoll, [1-9][0-9]* by MPI" --
     ${ftcrun_launch} -n 3 --algorithm gatherv=native -- $<TARGET_FILE:pmpi_test_pmpi>)
+  pmpi_test(pmpi.semantics.scatterv_native.p03 3 ${expect_run} 0 "pmpi p=3: all checks passed"
+    "scatterv 0 by ftcoll, [1-9][0-9]* by MPI" --
+    ${ftcrun_launch} -n 3 --algorithm scatterv=native -- $<TARGET_FILE:pmpi_test_pmpi>)
   # the fault-tolerant broadcast's scatter + ring on every MPI_Bcast
   pmpi_test(pmpi.semantics.scatter_ring.p05 5 ${expect_run} 0 "pmpi p=5: all checks passed" --
     ${ftcrun_launch} -n 5 --algorithm bcast=scatter_ring -- $<TARGET_FILE:pmpi_test_pmpi>)

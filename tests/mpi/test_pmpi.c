@@ -261,6 +261,50 @@ static void check_gatherv(MPI_Comm comm)
     free(displs);
 }
 
+/* ---- scatterv ------------------------------------------------------------ */
+
+/* Every root scatters rank r's r + 1 ints from its blocks in reverse rank
+ * order with a gap before each, in place and not; each rank checks its
+ * block and the int past it. */
+static void check_scatterv(MPI_Comm comm)
+{
+    int me, p;
+    MPI_Comm_rank(comm, &me);
+    MPI_Comm_size(comm, &p);
+    int *counts = malloc(sizeof(int) * (size_t)p), *displs = malloc(sizeof(int) * (size_t)p);
+    int at = 0;
+    for (int r = p - 1; r >= 0; r--) {
+        counts[r] = r + 1;
+        displs[r] = at + 1;
+        at += r + 2;
+    }
+    int *all = malloc(sizeof(int) * (size_t)(at + 1));
+    int *mine = malloc(sizeof(int) * (size_t)(p + 1));
+    for (int r = 0; r < p; r++)
+        for (int i = 0; i < counts[r]; i++)
+            all[displs[r] + i] = r * 100 + i;
+    for (int root = 0; root < p; root++) {
+        for (int in_place = 0; in_place < 2; in_place++) {
+            for (int i = 0; i <= p; i++)
+                mine[i] = -7;
+            const bool here_in_place = in_place && me == root;
+            MPI_Scatterv(me == root ? all : NULL, me == root ? counts : NULL,
+                         me == root ? displs : NULL, MPI_INT, here_in_place ? MPI_IN_PLACE : mine,
+                         me + 1, MPI_INT, root, comm);
+            const int *got = here_in_place ? all + displs[me] : mine;
+            for (int i = 0; i <= me; i++)
+                expect(got[i] == me * 100 + i, in_place ? "scatterv in place" : "scatterv",
+                       got[i], me * 100 + i);
+            expect(here_in_place || mine[me + 1] == -7, "scatterv past its block", mine[me + 1],
+                   -7);
+        }
+    }
+    free(all);
+    free(mine);
+    free(counts);
+    free(displs);
+}
+
 /* ---- bcast -------------------------------------------------------------- */
 
 static void check_bcast(MPI_Comm comm)
@@ -304,6 +348,7 @@ static void check_communicators(void)
         check_allgatherv(half);
         check_gather(half);
         check_gatherv(half);
+        check_scatterv(half);
         MPI_Comm_dup(half, &copy);
         check_bcast(copy);
         MPI_Barrier(copy);
