@@ -20,9 +20,9 @@
  *
  * Reported: the median over the rounds of each side, and their ratio,
  * layer / native. Sizes are bytes per rank: the vector of an allreduce
- * (MPI_FLOAT, MPI_SUM), the block of an allgather(v) or a gather(v) (to
- * root 0), the message of a
- * broadcast (MPI_BYTE, root 0); a barrier has none (0).
+ * (MPI_FLOAT, MPI_SUM), the block of an allgather(v), a gather(v) (to
+ * root 0) or a scatterv (from root 0), the message of a broadcast
+ * (MPI_BYTE, root 0); a barrier has none (0).
  */
 #include <stdbool.h>
 #include <stdint.h>
@@ -111,6 +111,19 @@ static int gatherv(int bytes, char *out, int native)
                                 MPI_COMM_WORLD);
 }
 
+/* Root 0's send buffer, `bytes` for each rank end to end in rank order,
+ * each rank's into `out`. */
+static int scatterv(int bytes, char *out, int native)
+{
+    int *counts, *displs;
+    if (!end_to_end(bytes, &counts, &displs))
+        return MPI_ERR_NO_MEM;
+    return native ? PMPI_Scatterv(send_buf, counts, displs, MPI_BYTE, out, bytes, MPI_BYTE, 0,
+                                  MPI_COMM_WORLD)
+                  : MPI_Scatterv(send_buf, counts, displs, MPI_BYTE, out, bytes, MPI_BYTE, 0,
+                                 MPI_COMM_WORLD);
+}
+
 /* The root sends its send buffer; the others receive into `out`. */
 static int bcast(int bytes, char *out, int native)
 {
@@ -138,6 +151,7 @@ static const collective collectives[] = {
     { "allgatherv", allgatherv, 1, 1 },
     { "gather", gather, 1, 1 },
     { "gatherv", gatherv, 1, 1 },
+    { "scatterv", scatterv, 1, 0 },
     { "bcast", bcast, 1, 0 },
     { "barrier", barrier, 0, 0 },
 };
@@ -252,7 +266,8 @@ static int usage(void)
 {
     fprintf(stderr, "usage: ftcoll-bench-native [--min-bytes N (>= 4)] [--max-bytes N (<= 16M)] "
                     "[--rounds R (1..%d)] [--block-seconds S (> 0)] [--csv FILE] "
-                    "[--only allreduce|allgather|allgatherv|gather|gatherv|bcast|barrier]\n", MAX_ROUNDS);
+                    "[--only allreduce|allgather|allgatherv|gather|gatherv|scatterv|bcast|"
+                    "barrier]\n", MAX_ROUNDS);
     return 2;
 }
 
@@ -298,7 +313,7 @@ int main(int argc, char **argv)
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
-    send_buf = malloc((size_t)o.max_bytes);
+    send_buf = calloc((size_t)o.max_bytes, (size_t)size);   /* a scatterv root's: p blocks */
     layer_buf = malloc((size_t)o.max_bytes * (size_t)size);
     native_buf = malloc((size_t)o.max_bytes * (size_t)size);
     if (!send_buf || !layer_buf || !native_buf) {

@@ -1,7 +1,8 @@
 # External-kill torture (ULFM only; tests/torture/README.md). Included from
 # tests/CMakeLists.txt.
 #
-#   torture_api    ftc_allreduce (or ftc_bcast, ftc_allgather(v), ftc_gather(v)) through ftcoll's
+#   torture_api    ftc_allreduce (or ftc_bcast, ftc_allgather(v), ftc_gather(v), ftc_scatterv)
+#                  through ftcoll's
 #                  API, every element checked
 #   torture_pmpi   a plain MPI program, for ftcrun (the PMPI layer)
 #   torture.py     the driver: SIGKILLs ranks by pid from outside at random
@@ -10,9 +11,9 @@
 #
 # torture.bounded (label torture) runs FTCOLL_TORTURE_JOBS jobs over p = 2..16
 # (about 2 s a job on two cores when nothing hangs; a hang costs the job's
-# time limit), torture.allgather, torture.allgatherv, torture.gather and
-# torture.gatherv a third as many each of back-to-back allgathers,
-# allgathervs, gathers and gathervs.
+# time limit), torture.allgather, torture.allgatherv, torture.gather,
+# torture.gatherv and torture.scatterv a third as many each of
+# back-to-back allgathers, allgathervs, gathers, gathervs and scattervs.
 # `make torture TORTURE_JOBS=1000` runs a long one.
 if(NOT FTCOLL_HAVE_ULFM)
   return()
@@ -65,10 +66,16 @@ add_test(NAME torture.gatherv
           --time-limit ${FTCOLL_TORTURE_TIME_LIMIT} --build ${PROJECT_BINARY_DIR}
           --mpi-prefix ${FTCOLL_MPI_PREFIX_DIR}
           --keep-logs ${CMAKE_CURRENT_BINARY_DIR}/torture-logs-gatherv)
+add_test(NAME torture.scatterv
+  COMMAND ${torture_dir}/torture.py --jobs ${torture_allgather_jobs}
+          --seed ${FTCOLL_TORTURE_SEED} --collective scatterv
+          --time-limit ${FTCOLL_TORTURE_TIME_LIMIT} --build ${PROJECT_BINARY_DIR}
+          --mpi-prefix ${FTCOLL_MPI_PREFIX_DIR}
+          --keep-logs ${CMAKE_CURRENT_BINARY_DIR}/torture-logs-scatterv)
 # Every job oversubscribes both cores and runs against a time limit, and
 # the calibration times failure-free runs: nothing else runs beside it.
 set_tests_properties(torture.bounded torture.allgather torture.allgatherv torture.gather
-                     torture.gatherv
+                     torture.gatherv torture.scatterv
   PROPERTIES
   LABELS torture
   TIMEOUT 900

@@ -32,10 +32,20 @@
  * of every rank known dead before the call untouched, and that S holds
  * every rank not reported dead; the others have nothing to check but
  * MPI_SUCCESS. One checked ftc_allreduce ends the loop (its S is the
- * line's).
+ * line's). With --collective gatherv the same calls are ftc_gatherv's of
+ * the allgatherv's blocks.
+ *
+ * With --collective scatterv every call is an ftc_scatterv of the
+ * allgatherv's blocks from such a root (a dead one too), in place at the
+ * root every other call: every rank checks its block exact and the rest
+ * of its buffer untouched, or, only with the root dead, accepts
+ * MPIX_ERR_PROC_FAILED with its block outside the report's S; the root
+ * checks its send buffer unchanged. One checked ftc_allreduce ends the
+ * loop.
  *
  * Usage: torture_api CALLS [--length N] [--after none|allgather|survivors|both]
- *                    [--collective allreduce|bcast|allgather|allgatherv|gather|gatherv]
+ *                    [--collective allreduce|bcast|allgather|allgatherv|gather|gatherv|
+ *                                  scatterv]
  * Environment: TORTURE_PIDS, TORTURE_STARTED, TORTURE_PROGRESS (the pids,
  * the start of the calls and each rank's call number, for the driver: see
  * torture_launch.h).
@@ -86,7 +96,7 @@ typedef enum {
 typedef enum { AFTER_NONE, AFTER_ALLGATHER, AFTER_SURVIVORS, AFTER_BOTH } after_loop;
 
 typedef enum { LOOP_ALLREDUCE, LOOP_BCAST, LOOP_ALLGATHER, LOOP_ALLGATHERV,
-               LOOP_GATHER, LOOP_GATHERV } loop_collective;
+               LOOP_GATHER, LOOP_GATHERV, LOOP_SCATTERV } loop_collective;
 
 typedef struct {
     int calls;
@@ -649,6 +659,72 @@ static int torture_gather_loop_call(ftc_comm_t comm, run_state *st, const option
     return 0;
 }
 
+/* --collective scatterv: the gatherv's calls the other way. The root's
+ * blocks in `all`, this rank's into `mine` (n ints, the rest untouched). */
+static int check_scattered(const run_state *st, int call, const block_layout *b, int root,
+                           const int *all, const int *mine, bool in_place)
+{
+    int bad = 0;
+    const int *got = in_place ? region(b, (int *)all, st->rank) : mine;
+    for (int i = 0; i < b->n && !bad; i++) {
+        const bool element = i < b->counts[st->rank];
+        const int want = element ? input_int(st->rank, call, i) : UNTOUCHED;
+        if (got[i] != want && (element || !in_place)) {
+            fprintf(stderr, "MISMATCH rank %d call %d: its block of %d ints from root %d, int %d: "
+                    "got %d, expected %d\n", st->rank, call, b->counts[st->rank], root, i,
+                    got[i], want);
+            bad = 1;
+        }
+    }
+    for (int r = 0; r < st->p && st->rank == root && !bad; r++)
+        for (int i = 0; i < b->counts[r] && !bad; i++)
+            if (region(b, (int *)all, r)[i] != input_int(r, call, i)) {
+                fprintf(stderr, "MISMATCH rank %d call %d: the root's block %d changed at int "
+                        "%d\n", st->rank, call, r, i);
+                bad = 1;
+            }
+    return bad;
+}
+
+static int torture_scatter_loop_call(ftc_comm_t comm, run_state *st, const options *opt,
+                                     int call, int *mine, int *all)
+{
+    const int n = opt->fixed_length ? opt->fixed_length : allgather_loop_length(call);
+    const int root = gather_loop_root(call, st->p);
+    const bool at_root = st->rank == root, in_place = at_root && call % 2 == 0;
+    const block_layout b = layout_of(st, call, n, true);
+    int displs[MAX_RANKS];
+    for (int r = 0; r < st->p; r++) {
+        displs[r] = b.regions[r] * n;
+        for (int i = 0; i < n; i++)
+            region(&b, all, r)[i] = i < b.counts[r] ? input_int(r, call, i) : UNTOUCHED;
+    }
+    for (int i = 0; i < n; i++)
+        mine[i] = UNTOUCHED;
+    const int rc = ftc_scatterv(at_root ? all : NULL, at_root ? b.counts : NULL,
+                                at_root ? displs : NULL, MPI_INT, in_place ? MPI_IN_PLACE : mine,
+                                b.counts[st->rank], MPI_INT, root, comm);
+    int error_class = rc;
+    MPI_Error_class(rc, &error_class);
+    const bool lost = rc != MPI_SUCCESS && error_class == MPIX_ERR_PROC_FAILED && !at_root &&
+                      in_set(known_dead(comm, st), root);
+    uint64_t s;
+    if (call_reported(comm, st, call, "ftc_scatterv", lost ? MPI_SUCCESS : rc, &s) != 0)
+        return 1;
+    int bad = in_set(s, st->rank) == lost;
+    if (bad)
+        fprintf(stderr, "FAIL rank %d call %d: %s, its block %s the report's S=%#llx\n",
+                st->rank, call, lost ? "its block lost" : "MPI_SUCCESS", lost ? "in" : "outside",
+                (unsigned long long)s);
+    if (!lost)
+        bad += check_scattered(st, call, &b, root, all, mine, in_place);
+    st->wrong += bad != 0;
+    const int32_t call_number = call;   /* a lost block is this rank's own: not in the digest */
+    st->digest = torture_digest_add(st->digest, &call_number, sizeof(call_number));
+    st->done = call;
+    return 0;
+}
+
 /* ---- after the loop ---------------------------------------------------------- */
 
 /* ftc_allgather after the loop, dead ranks or not: every block of its S
@@ -770,6 +846,8 @@ static int parse_options(int argc, char **argv, options *opt)
                 opt->collective = LOOP_GATHER;
             else if (strcmp(c, "gatherv") == 0)
                 opt->collective = LOOP_GATHERV;
+            else if (strcmp(c, "scatterv") == 0)
+                opt->collective = LOOP_SCATTERV;
             else
                 return 1;
         } else {
@@ -779,6 +857,7 @@ static int parse_options(int argc, char **argv, options *opt)
     const int longest = opt->collective == LOOP_BCAST ? BCAST_LOOP_MAX_LENGTH
                       : opt->collective == LOOP_ALLGATHER || opt->collective == LOOP_ALLGATHERV
                         || opt->collective == LOOP_GATHER || opt->collective == LOOP_GATHERV
+                        || opt->collective == LOOP_SCATTERV
                       ? ALLGATHER_MAX_LENGTH : MAX_LENGTH;
     return opt->calls < 1 || opt->fixed_length < 0 || opt->fixed_length > longest;
 }
@@ -793,7 +872,8 @@ int main(int argc, char **argv)
     if (parse_options(argc, argv, &opt) != 0 || st.p > MAX_RANKS) {
         if (st.rank == 0)
             fprintf(stderr, "usage: torture_api CALLS [--length 1..%d] "
-                    "[--after none|allgather|survivors|both] [--collective allreduce|bcast|allgather|allgatherv|gather|gatherv] "
+                    "[--after none|allgather|survivors|both] [--collective allreduce|bcast|"
+                    "allgather|allgatherv|gather|gatherv|scatterv] "
                     "(at most %d ranks)\n",
                     MAX_LENGTH, MAX_RANKS);
         MPI_Finalize();
@@ -827,6 +907,8 @@ int main(int argc, char **argv)
             ? torture_allgather_loop_call(comm, &st, &opt, call, send, gathered)
             : opt.collective == LOOP_GATHER || opt.collective == LOOP_GATHERV
             ? torture_gather_loop_call(comm, &st, &opt, call, send, gathered)
+            : opt.collective == LOOP_SCATTERV
+            ? torture_scatter_loop_call(comm, &st, &opt, call, send, gathered)
             : torture_call(comm, &st, &opt, call, user_op, send, recv) != 0
               || torture_other(comm, &st, call) != 0;
         if (stop)
@@ -834,7 +916,7 @@ int main(int argc, char **argv)
     }
     /* broadcasts and gathers report no S of the survivors: one allreduce gives it */
     if ((opt.collective == LOOP_BCAST || opt.collective == LOOP_GATHER
-         || opt.collective == LOOP_GATHERV) && st.errors == 0) {
+         || opt.collective == LOOP_GATHERV || opt.collective == LOOP_SCATTERV) && st.errors == 0) {
         const options cycling = { .calls = opt.calls, .fixed_length = 0 };
         torture_call(comm, &st, &cycling, opt.calls + 1, user_op, send, recv);
     }

@@ -38,6 +38,12 @@
  * checks its buffer as the allgather's, and at the next allreduce the
  * block of every rank of its S; the others check only MPI_SUCCESS.
  *
+ * Two calls after that, one MPI_Scatterv to rank r of (r + 1) x 1, 3, 10 or
+ * 30 long longs from such a root, its blocks in reverse rank order: every rank
+ * checks its block exact, or, where the root died before sending it,
+ * MPIX_ERR_PROC_FAILED, and then that the next allreduce's S lacks the
+ * root.
+ *
  * Usage: torture_pmpi CALLS [--length N]
  * Environment: TORTURE_PIDS, TORTURE_STARTED, TORTURE_PROGRESS as for
  * torture_api (torture_launch.h).
@@ -63,7 +69,7 @@
 
 enum { MAX_RANKS = 31, MAX_LENGTH = TORTURE_MAX_LENGTH, MAX_REPORTED = 4 };   /* 3 * 4^30 < 2^63 */
 enum { BURST_EVERY = 16, BURST_CALLS = 70, GATHER_AT = 8, GATHER_TO_ROOT_AT = 12,
-       UNTOUCHED = -1 };
+       SCATTER_AT = 14, UNTOUCHED = -1 };
 
 
 typedef struct {
@@ -75,6 +81,8 @@ typedef struct {
     int last_change_call;
     uint64_t gathered;         /* the last allgather's exact blocks, until the next allreduce */
     int gathered_call;         /* that allgather's call (0: none pending) */
+    int lost_root;             /* a scatterv's root that died with this rank's block
+                                * (-1: none), until the next allreduce */
     double loop_seconds;
 } run_state;
 
@@ -151,6 +159,12 @@ static int torture_call(run_state *st, int call, long long *send, long long *rec
         st->wrong++;
     }
     st->gathered_call = 0;
+    if (st->lost_root >= 0 && s != UINT64_MAX && (s >> st->lost_root & 1)) {
+        fprintf(stderr, "MISMATCH rank %d call %d: a scatterv failed for root %d's death, which "
+                "is in S %#llx\n", st->rank, call, st->lost_root, (unsigned long long)s);
+        st->wrong++;
+    }
+    st->lost_root = -1;
     if (s != UINT64_MAX) {
         if (s != st->s)
             st->last_change_call = call;
@@ -313,11 +327,71 @@ static void gather_to_root(run_state *st, int call, long long *send, long long *
         check_gathered(st, call, name, all, displs, n);
 }
 
+/* The root of the gather at `call`, a rank of the last S. */
+static int root_in_s(const run_state *st, int call)
+{
+    int members = 0, root = 0;
+    for (int r = 0; r < st->p; r++)
+        members += (st->s >> r) & 1u;
+    int pick = (call / BURST_EVERY) % (members > 0 ? members : 1);
+    for (int r = 0; r < st->p; r++)
+        if ((st->s >> r) & 1u && pick-- == 0)
+            root = r;
+    return root;
+}
+
+/* MPI_Scatterv from a rank of the last S: rank r gets r + 1 (times 1, 3,
+ * 10, 30 in turn) long longs; the root's blocks in reverse rank order (a
+ * layout past MAX_LENGTH on many ranks: no scatterv, on every rank). */
+static void scatter(run_state *st, int call, long long *all, long long *mine)
+{
+    const int scale = (int[]){ 1, 3, 10, 30 }[(call / BURST_EVERY) % 4];
+    const int root = root_in_s(st, call);
+    int counts[MAX_RANKS], displs[MAX_RANKS], at = 0;
+    for (int r = st->p - 1; r >= 0; r--) {
+        counts[r] = (r + 1) * scale;
+        displs[r] = at;
+        at += counts[r];
+    }
+    if ((size_t)at > MAX_LENGTH)
+        return;
+    for (int r = 0; r < st->p; r++)
+        for (int i = 0; i < counts[r]; i++)
+            all[displs[r] + i] = gather_element(call, r, i);
+    const int n = counts[st->rank];
+    for (int i = 0; i <= n && i < MAX_LENGTH; i++)
+        mine[i] = UNTOUCHED;
+    const int rc = MPI_Scatterv(all, counts, displs, MPI_LONG_LONG, mine, n, MPI_LONG_LONG, root,
+                                MPI_COMM_WORLD);
+    int error_class = rc;
+    MPI_Error_class(rc, &error_class);
+    if (rc != MPI_SUCCESS && (error_class != MPIX_ERR_PROC_FAILED || st->rank == root)) {
+        fprintf(stderr, "ERROR rank %d call %d: MPI_Scatterv from %d returned %d\n", st->rank,
+                call, root, rc);
+        st->errors++;
+        return;
+    }
+    if (rc != MPI_SUCCESS) {
+        st->lost_root = root;
+        return;
+    }
+    for (int i = 0; i <= n && i < MAX_LENGTH; i++) {
+        const long long want = i < n ? gather_element(call, st->rank, i) : UNTOUCHED;
+        if (mine[i] != want) {
+            fprintf(stderr, "MISMATCH rank %d call %d: MPI_Scatterv from %d, element %d: %lld, "
+                    "expected %lld\n", st->rank, call, root, i, mine[i], want);
+            st->wrong++;
+            return;
+        }
+    }
+}
+
 /* The survivors' digests, compared by one more (fault-tolerant) allreduce. */
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
-    run_state st = { .digest = TORTURE_DIGEST_START, .calls = argc > 1 ? atoi(argv[1]) : 100 };
+    run_state st = { .digest = TORTURE_DIGEST_START, .calls = argc > 1 ? atoi(argv[1]) : 100,
+                     .lost_root = -1 };
     MPI_Comm_rank(MPI_COMM_WORLD, &st.rank);
     MPI_Comm_size(MPI_COMM_WORLD, &st.p);
     if (argc > 3 && strcmp(argv[2], "--length") == 0)
@@ -353,6 +427,8 @@ int main(int argc, char **argv)
             gather(&st, call, send, recv);
         if (call % BURST_EVERY == GATHER_TO_ROOT_AT)
             gather_to_root(&st, call, send, recv);
+        if (call % BURST_EVERY == SCATTER_AT)
+            scatter(&st, call, send, recv);
         if (st.errors)
             break;
     }
