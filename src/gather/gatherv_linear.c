@@ -171,7 +171,7 @@ static int receive_blocks(flow *f, int *error)
     MPI_Request *receives = f->comm->gatherv->requests;
     int rc = post_receives(f, receives);
     if (rc == MPI_SUCCESS && f->root_alive)
-        rc = copy_own_block(f);
+        *error = copy_own_block(f);   /* out of memory for a derived type: the root's alone */
     bool counting = true;   /* every block so far arrived whole */
     for (int j = 1; rc == MPI_SUCCESS && j < f->n; j++) {
         const int rank = rank_at(f, other_index(f, j));
@@ -259,8 +259,9 @@ static int hear_word(flow *f)
                     rank_at(f, f->hub));
 }
 
-/* The flow; *error: a block of the wrong size arrived at the root, which
- * ends the call there alone (receive_blocks). */
+/* The flow; *error: a block of the wrong size arrived at the root, or its
+ * own could not be copied, which ends the call there alone
+ * (receive_blocks). */
 static int run_flow(flow *f, int *error)
 {
     ftc_allreduce_injection_point(f->comm, f->g->number, STEP_ENTER, FTC_INJECT_BEFORE_SEND, NULL);
@@ -366,9 +367,12 @@ int ftc_gatherv_run(const ftc_gatherv_call *g)
     /* a rank others wait for in a meeting goes there first */
     int error = MPI_SUCCESS;
     const int rc = ftc_ft_owes_meeting(f.ft) ? FTC_DETECTED : run_flow(&f, &error);
-    if (rc == MPI_SUCCESS && error != MPI_SUCCESS)
-        return error;
-    if (rc == MPI_SUCCESS)
-        return complete(&f);
-    return interrupted(rc) ? recover(&f) : rc;
+    if (rc == MPI_SUCCESS) {
+        const int completed = complete(&f);   /* kept and reported, whatever error says */
+        return error != MPI_SUCCESS ? error : completed;
+    }
+    if (!interrupted(rc))
+        return rc;
+    const int recovered = recover(&f);
+    return error != MPI_SUCCESS ? error : recovered;
 }

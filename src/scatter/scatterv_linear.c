@@ -191,13 +191,16 @@ static int post_sends(flow *f, MPI_Request *sends)
     return ftc_fail_mpi(rc, "ftc_scatterv: a send failed");
 }
 
-/* Every block sent (in batches of FTC_FT_MAX_WAIT waits), its own copied. */
-static int send_blocks(flow *f)
+/* Every block sent (in batches of FTC_FT_MAX_WAIT waits), its own copied.
+ * A copy that fails (out of memory for a derived type) is this rank's
+ * error alone, in *error: the others still get their blocks, and the
+ * acknowledgements and the word they wait for. */
+static int send_blocks(flow *f, int *error)
 {
     MPI_Request *sends = f->comm->scatterv->requests;
     int rc = post_sends(f, sends);
     if (rc == MPI_SUCCESS)
-        rc = copy_own_block(f);
+        *error = copy_own_block(f);
     for (int first = 0; rc == MPI_SUCCESS && first < f->n - 1; first += FTC_FT_MAX_WAIT) {
         const int count = f->n - 1 - first < FTC_FT_MAX_WAIT ? f->n - 1 - first : FTC_FT_MAX_WAIT;
         rc = wait_for(f, sends + first, NULL, count, STEP_ENTER, "sending a block to",
@@ -208,9 +211,9 @@ static int send_blocks(flow *f)
     return rc;
 }
 
-static int run_hub(flow *f)
+static int run_hub(flow *f, int *error)
 {
-    int rc = send_blocks(f);
+    int rc = send_blocks(f, error);
     if (rc == MPI_SUCCESS)
         ftc_allreduce_injection_point(f->comm, f->s->number, STEP_BLOCK_HELD,
                                       FTC_INJECT_BEFORE_SEND, NULL);
@@ -289,13 +292,14 @@ static int run_other(flow *f, int *error)
     return rc;
 }
 
-/* The flow; *error: a block of the wrong size arrived here (receive_block). */
+/* The flow; *error: a block of the wrong size arrived here (receive_block),
+ * or the root's own could not be copied (send_blocks). */
 static int run_flow(flow *f, int *error)
 {
     ftc_allreduce_injection_point(f->comm, f->s->number, STEP_ENTER, FTC_INJECT_BEFORE_SEND, NULL);
     if (ftc_ft_failure_known(f->ft))
         return FTC_DETECTED;
-    return f->is_hub ? run_hub(f) : run_other(f, error);
+    return f->is_hub ? run_hub(f, error) : run_other(f, error);
 }
 
 /* ---- the end of a call ----------------------------------------------------------------------- */
@@ -446,11 +450,15 @@ int ftc_scatterv_run(const ftc_scatterv_call *s)
     /* a rank others wait for in a meeting goes there first */
     int error = MPI_SUCCESS;
     const int rc = ftc_ft_owes_meeting(f.ft) ? FTC_DETECTED : run_flow(&f, &error);
-    if (rc == MPI_SUCCESS && error != MPI_SUCCESS) {
-        complete(&f);   /* the call is over here too: reported, nothing kept */
-        return error;
+    if (rc == MPI_SUCCESS) {
+        const int completed = complete(&f);   /* kept and reported, whatever error says */
+        return error != MPI_SUCCESS ? error : completed;
     }
-    if (rc == MPI_SUCCESS)
-        return complete(&f);
-    return interrupted(rc) ? recover(&f) : rc;
+    if (!interrupted(rc))
+        return rc;
+    /* a block of the wrong size is this rank's error alone: it asks the
+     * round for nothing, and returns that error */
+    f.holds_block = f.holds_block || (!f.is_hub && error != MPI_SUCCESS);
+    const int recovered = recover(&f);
+    return error != MPI_SUCCESS ? error : recovered;
 }
