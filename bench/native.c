@@ -21,7 +21,7 @@
  * Reported: the median over the rounds of each side, and their ratio,
  * layer / native. Sizes are bytes per rank: the vector of an allreduce
  * (MPI_FLOAT, MPI_SUM), the block of an allgather(v), a gather(v) (to
- * root 0) or a scatterv (from root 0), the message of a broadcast
+ * root 0) or a scatter(v) (from root 0), the message of a broadcast
  * (MPI_BYTE, root 0); a barrier has none (0).
  */
 #include <stdbool.h>
@@ -111,6 +111,16 @@ static int gatherv(int bytes, char *out, int native)
                                 MPI_COMM_WORLD);
 }
 
+/* Root 0's send buffer, `bytes` for each rank in rank order, each rank's
+ * into `out`. */
+static int scatter(int bytes, char *out, int native)
+{
+    return native ? PMPI_Scatter(send_buf, bytes, MPI_BYTE, out, bytes, MPI_BYTE, 0,
+                                 MPI_COMM_WORLD)
+                  : MPI_Scatter(send_buf, bytes, MPI_BYTE, out, bytes, MPI_BYTE, 0,
+                                MPI_COMM_WORLD);
+}
+
 /* Root 0's send buffer, `bytes` for each rank end to end in rank order,
  * each rank's into `out`. */
 static int scatterv(int bytes, char *out, int native)
@@ -151,6 +161,7 @@ static const collective collectives[] = {
     { "allgatherv", allgatherv, 1, 1 },
     { "gather", gather, 1, 1 },
     { "gatherv", gatherv, 1, 1 },
+    { "scatter", scatter, 1, 0 },
     { "scatterv", scatterv, 1, 0 },
     { "bcast", bcast, 1, 0 },
     { "barrier", barrier, 0, 0 },
@@ -266,7 +277,7 @@ static int usage(void)
 {
     fprintf(stderr, "usage: ftcoll-bench-native [--min-bytes N (>= 4)] [--max-bytes N (<= 16M)] "
                     "[--rounds R (1..%d)] [--block-seconds S (> 0)] [--csv FILE] "
-                    "[--only allreduce|allgather|allgatherv|gather|gatherv|scatterv|bcast|"
+                    "[--only allreduce|allgather|allgatherv|gather|gatherv|scatter|scatterv|bcast|"
                     "barrier]\n", MAX_ROUNDS);
     return 2;
 }

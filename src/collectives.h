@@ -19,6 +19,7 @@
     X(BARRIER,   "ftc_barrier",   ftc_barrier_module)         \
     X(GATHER,    "ftc_gather",    ftc_gather_module)          \
     X(GATHERV,   "ftc_gatherv",   ftc_gatherv_module)         \
-    X(SCATTERV,  "ftc_scatterv",  ftc_scatterv_module)
+    X(SCATTERV,  "ftc_scatterv",  ftc_scatterv_module)         \
+    X(SCATTER,   "ftc_scatter",   ftc_scatter_module)
 
 #endif

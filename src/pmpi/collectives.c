@@ -277,6 +277,24 @@ int MPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void 
     return finish(lc, comm, "MPI_Gatherv", rc, rc == FTC_ERR_STOPPED);
 }
 
+int MPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
+{
+    layer_comm *lc = routed(comm, LAYER_SCATTER);
+    if (!lc)
+        return PMPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root,
+                            comm);
+    layer_depth++;
+    const int rc = ftc_scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root,
+                               lc->ftc);
+    if (rc == MPI_SUCCESS || process_failed(rc))
+        layer_note_ft_call(lc);
+    layer_depth--;
+    lc->stats.routed[LAYER_SCATTER]++;
+    /* as MPI_Scatterv's: not a uniform error */
+    return finish(lc, comm, "MPI_Scatter", rc, rc == FTC_ERR_STOPPED);
+}
+
 int MPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[],
                  MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
                  int root, MPI_Comm comm)

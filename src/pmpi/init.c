@@ -4,7 +4,7 @@
  *
  *   FTCOLL_NATIVE="bcast,barrier"  collectives left to MPI (default: none;
  *                                  allreduce, allgather, allgatherv,
- *                                  gather(v), scatterv, bcast, barrier)
+ *                                  gather(v), scatter(v), bcast, barrier)
  *   FTCOLL_REPORT=DIR              write this process's summary there at exit
  *
  * The FTCOLL_* settings of ftcoll itself (FTCOLL_GUARD, ...) are read when
@@ -29,7 +29,7 @@ const char *layer_kind_name(layer_kind kind)
 {
     static const char *const names[LAYER_KINDS] = { "allreduce", "allgather", "bcast", "barrier",
                                                     "allgatherv", "gather", "gatherv",
-                                                    "scatterv" };
+                                                    "scatterv", "scatter" };
     return names[kind];
 }
 
@@ -48,8 +48,8 @@ bool layer_parse_native(const char *text, bool native[LAYER_KINDS], char *why, s
             k++;
         if (k == LAYER_KINDS) {
             snprintf(why, why_size, "unknown collective \"%.*s\" (expected a comma-separated "
-                     "list of allreduce, allgather, allgatherv, gather, gatherv, scatterv, bcast, "
-                     "barrier)", (int)len, at);
+                     "list of allreduce, allgather, allgatherv, gather, gatherv, scatter, "
+                     "scatterv, bcast, barrier)", (int)len, at);
             return false;
         }
         native[k] = true;

@@ -31,7 +31,8 @@ typedef enum {
     LAYER_GATHER = 5,
     LAYER_GATHERV = 6,
     LAYER_SCATTERV = 7,
-    LAYER_KINDS = 8
+    LAYER_SCATTER = 8,
+    LAYER_KINDS = 9
 } layer_kind;
 
 const char *layer_kind_name(layer_kind kind);   /* "allreduce", ... */

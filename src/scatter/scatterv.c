@@ -162,6 +162,7 @@ static int scatterv_checked(ftc_comm_t comm, const arguments *s)
         .send_extent = at_root ? s->send_shape.extent : 0,
         .send_type_size = at_root ? s->send_shape.size : 0,
         .send_contiguous = at_root && s->send_shape.contiguous,
+        .requests = comm->scatterv->requests,
     };
     call.number = ftc_ft_begin_call(comm->ft);
     return ftc_scatterv_run(&call);

@@ -57,7 +57,6 @@
 #include "../buffer.h"
 #include "../error.h"
 #include "../p2p.h"
-#include "state.h"
 
 /* FTCOLL_INJECT's steps of a scatterv. */
 enum { STEP_ENTER = 0, STEP_BLOCK_HELD = 1, STEP_ACK = 2 };
@@ -197,7 +196,7 @@ static int post_sends(flow *f, MPI_Request *sends)
  * acknowledgements and the word they wait for. */
 static int send_blocks(flow *f, int *error)
 {
-    MPI_Request *sends = f->comm->scatterv->requests;
+    MPI_Request *sends = f->s->requests;
     int rc = post_sends(f, sends);
     if (rc == MPI_SUCCESS)
         *error = copy_own_block(f);

@@ -1,6 +1,7 @@
 /*
- * One ftc_scatterv once its arguments are checked: the linear flow over the
- * live ranks, and its end (scatterv_linear.c).
+ * One ftc_scatterv (or ftc_scatter, its blocks all alike) once its
+ * arguments are checked: the linear flow over the live ranks, and its end
+ * (scatterv_linear.c).
  */
 #ifndef FTCOLL_SCATTER_SCATTERV_LINEAR_H
 #define FTCOLL_SCATTER_SCATTERV_LINEAR_H
@@ -43,6 +44,7 @@ typedef struct {
     MPI_Aint send_extent;
     int send_type_size;
     bool send_contiguous;
+    MPI_Request *requests;      /* room for a request per rank */
 } ftc_scatterv_call;
 
 /* The whole call over the live ranks: the flow, then the acknowledgements

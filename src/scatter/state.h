@@ -1,4 +1,4 @@
-/* The scatterv module's state on a communicator (comm->scatterv). */
+/* The scatter family's state on a communicator (comm->scatterv, comm->scatter). */
 #ifndef FTCOLL_SCATTER_STATE_H
 #define FTCOLL_SCATTER_STATE_H
 
@@ -11,6 +11,14 @@ struct ftc_scatterv_state {
     /* the root's sends, one per live rank */
     MPI_Request *requests;
     int capacity;                     /* its entries: p */
+};
+
+/* The scatter module's (comm->scatter): its blocks as a scatterv's. */
+struct ftc_scatter_state {
+    ftc_known_type known_send, known_recv;
+    int *counts, *displs;             /* the root's: sendcount each, end to end */
+    MPI_Request *requests;            /* the root's sends, one per live rank */
+    int capacity;                     /* entries of each: p */
 };
 
 #endif

@@ -471,6 +471,8 @@ if(FTCOLL_HAVE_ULFM)
   ftcoll_mpi_program(mpi_test_scatterv_kill test_scatterv_kill.c ftcoll_static)
   ftcoll_kill_table(mpi.scatterv_kill_table mpi mpi_test_scatterv_kill
                     scatterv_kill_scenarios.txt)
+  ftcoll_kill_table(mpi.scatter_kill_table mpi mpi_test_scatterv_kill
+                    scatterv_kill_scenarios.txt ENV FTCOLL_TEST_SCATTER=1)
   # Whether large broadcasts confirm: counted from the ranks and processors
   # of each node (either answer, whatever host runs the test), or as
   # FTCOLL_BCAST_CONFIRM says; rank 0 says which at FTCOLL_VERBOSE=1.

@@ -102,11 +102,14 @@ pmpi_test(pmpi.ftcrun.bad_allgatherv_algorithm 1 ${expect_run} 2
 pmpi_test(pmpi.ftcrun.bad_gatherv_algorithm 1 ${expect_run} 2
   "--algorithm gatherv=\"binomial\": expected ftcoll, linear \\(its one algorithm\\) or native" --
   ${ftcrun} -n 2 --algorithm gatherv=binomial -- true)
+pmpi_test(pmpi.ftcrun.bad_scatter_algorithm 1 ${expect_run} 2
+  "--algorithm scatter=\"binomial\": expected ftcoll, linear \\(its one algorithm\\) or native" --
+  ${ftcrun} -n 2 --algorithm scatter=binomial -- true)
 pmpi_test(pmpi.ftcrun.bad_scatterv_algorithm 1 ${expect_run} 2
   "--algorithm scatterv=\"binomial\": expected ftcoll, linear \\(its one algorithm\\) or native" --
   ${ftcrun} -n 2 --algorithm scatterv=binomial -- true)
 pmpi_test(pmpi.ftcrun.bad_collective 1 ${expect_run} 2
-  "--algorithm: unknown collective \"scatter\"" -- ${ftcrun} -n 2 --algorithm scatter=linear -- true)
+  "--algorithm: unknown collective \"alltoall\"" -- ${ftcrun} -n 2 --algorithm alltoall=linear -- true)
 pmpi_test(pmpi.ftcrun.bad_ranks 1 ${expect_run} 2 "-n \"0\": expected an integer >= 1" --
   ${ftcrun} -n 0 -- true)
 pmpi_test(pmpi.ftcrun.no_program 1 ${expect_run} 2 "no program to run" -- ${ftcrun} -n 2)
@@ -156,8 +159,8 @@ pmpi_test(pmpi.semantics.gatherv.p04 4 ${expect_run} 0 "pmpi p=4: all checks pas
   ${ftcrun_launch} -n 4 --algorithm gatherv=linear -- $<TARGET_FILE:pmpi_test_pmpi>)
 # every MPI_Scatterv by ftcoll, which the summary counts
 pmpi_test(pmpi.semantics.scatterv.p04 4 ${expect_run} 0 "pmpi p=4: all checks passed"
-  "scatterv [1-9][0-9]* by ftcoll, 0 by MPI" --
-  ${ftcrun_launch} -n 4 --algorithm scatterv=linear -- $<TARGET_FILE:pmpi_test_pmpi>)
+  "scatter [1-9][0-9]* by ftcoll, 0 by MPI; scatterv [1-9][0-9]* by ftcoll, 0 by MPI" --
+  ${ftcrun_launch} -n 4 --algorithm scatter=linear,scatterv=linear -- $<TARGET_FILE:pmpi_test_pmpi>)
 pmpi_test(pmpi.semantics.mst.p05 5 ${expect_run} 0 "pmpi p=5: all checks passed"
   "broadcast trees: [1-9][0-9]* call\\(s\\), the last over the mst tree" --
   ${ftcrun_launch} -n 5 --algorithm bcast=mst -- $<TARGET_FILE:pmpi_test_pmpi>)
@@ -173,8 +176,8 @@ if(FTCOLL_HAVE_ULFM)
     "gatherv 0 by ftcoll, [1-9][0-9]* by MPI" --
     ${ftcrun_launch} -n 3 --algorithm gatherv=native -- $<TARGET_FILE:pmpi_test_pmpi>)
   pmpi_test(pmpi.semantics.scatterv_native.p03 3 ${expect_run} 0 "pmpi p=3: all checks passed"
-    "scatterv 0 by ftcoll, [1-9][0-9]* by MPI" --
-    ${ftcrun_launch} -n 3 --algorithm scatterv=native -- $<TARGET_FILE:pmpi_test_pmpi>)
+    "scatter 0 by ftcoll, [1-9][0-9]* by MPI; scatterv 0 by ftcoll, [1-9][0-9]* by MPI" --
+    ${ftcrun_launch} -n 3 --algorithm scatter=native,scatterv=native -- $<TARGET_FILE:pmpi_test_pmpi>)
   # the fault-tolerant broadcast's scatter + ring on every MPI_Bcast
   pmpi_test(pmpi.semantics.scatter_ring.p05 5 ${expect_run} 0 "pmpi p=5: all checks passed" --
     ${ftcrun_launch} -n 5 --algorithm bcast=scatter_ring -- $<TARGET_FILE:pmpi_test_pmpi>)

@@ -771,6 +771,51 @@ static int check_scatterv_arguments(ftc_comm_t comm, int rank, int p)
     return f;
 }
 
+static int check_scatter_arguments(ftc_comm_t comm, int rank, int p)
+{
+    int send[2 * 64] = { 0 }, recv[4] = { 0 };
+    int f = expect_error("ftc_scatter from root p",
+                         ftc_scatter(send, 2, MPI_INT, recv, 2, MPI_INT, p, comm), MPI_ERR_ROOT,
+                         "root");
+    f += expect_error("ftc_scatter with a negative recvcount",
+                      ftc_scatter(send, 2, MPI_INT, recv, -1, MPI_INT, 0, comm), MPI_ERR_COUNT,
+                      "recvcount");
+    f += expect_error("ftc_scatter into a NULL buffer",
+                      ftc_scatter(send, 2, MPI_INT, NULL, 2, MPI_INT, 0, comm), MPI_ERR_BUFFER,
+                      NULL);
+    if (p > 1)
+        f += expect_error("ftc_scatter, MPI_IN_PLACE off the root",
+                          ftc_scatter(send, 2, MPI_INT, MPI_IN_PLACE, 2, MPI_INT, (rank + 1) % p,
+                                      comm), MPI_ERR_BUFFER, "MPI_IN_PLACE");
+    /* each rank names itself as root: the root's own checks, everywhere */
+    f += expect_error("ftc_scatter with a negative sendcount at the root",
+                      ftc_scatter(send, -1, MPI_INT, MPI_IN_PLACE, 2, MPI_INT, rank, comm),
+                      MPI_ERR_COUNT, "sendcount");
+    f += expect_error("ftc_scatter, the root's sendcount unlike its recvcount",
+                      ftc_scatter(send, 2, MPI_INT, recv, 3, MPI_INT, rank, comm), MPI_ERR_ARG,
+                      "recvcount");
+    f += expect_error("ftc_scatter with a NULL send type at the root",
+                      ftc_scatter(send, 2, MPI_DATATYPE_NULL, recv, 2, MPI_INT, rank, comm),
+                      MPI_ERR_TYPE, NULL);
+    f += expect_error("ftc_scatter from a NULL buffer at the root",
+                      ftc_scatter(NULL, 2, MPI_INT, recv, 2, MPI_INT, rank, comm),
+                      MPI_ERR_BUFFER, NULL);
+    f += expect_error("ftc_scatter on a NULL ftc_comm_t",
+                      ftc_scatter(send, 2, MPI_INT, recv, 2, MPI_INT, 0, NULL), MPI_ERR_COMM,
+                      NULL);
+    /* and a good call after them; the others pass no send arguments */
+    const bool root = rank == p - 1;
+    for (int i = 0; i < 2 * p; i++)
+        send[i] = i;
+    recv[0] = recv[1] = -1;
+    f += expect_success("ftc_scatter after the errors",
+                        ftc_scatter(root ? send : NULL, 2, root ? MPI_INT : MPI_DATATYPE_NULL,
+                                    recv, 2, MPI_INT, p - 1, comm));
+    for (int i = 0; i < 2; i++)
+        f += expect_true("ftc_scatter's block", recv[i] == 2 * rank + i);
+    return f;
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -807,6 +852,7 @@ int main(int argc, char **argv)
     f += check_gather_arguments(comm, my_rank, p);
     f += check_gatherv_arguments(comm, my_rank, p);
     f += check_scatterv_arguments(comm, my_rank, p);
+    f += check_scatter_arguments(comm, my_rank, p);
     f += check_fault_tolerance_api(comm, p);
     f += expect_success("ftc_comm_free", ftc_comm_free(&comm));
     f += expect_true("ftc_comm_free sets the handle to NULL", comm == NULL);

@@ -263,6 +263,15 @@ static void check_gatherv(MPI_Comm comm)
 
 /* ---- scatterv ------------------------------------------------------------ */
 
+/* The int at index `i` of check_scatterv's root buffer. */
+static int all_value(const int *counts, const int *displs, int p, int i)
+{
+    for (int r = 0; r < p; r++)
+        if (i >= displs[r] && i < displs[r] + counts[r])
+            return r * 100 + i - displs[r];
+    return -9;   /* a gap */
+}
+
 /* Every root scatters rank r's r + 1 ints from its blocks in reverse rank
  * order with a gap before each, in place and not; each rank checks its
  * block and the int past it. */
@@ -280,6 +289,8 @@ static void check_scatterv(MPI_Comm comm)
     }
     int *all = malloc(sizeof(int) * (size_t)(at + 1));
     int *mine = malloc(sizeof(int) * (size_t)(p + 1));
+    for (int i = 0; i <= at; i++)
+        all[i] = -9;
     for (int r = 0; r < p; r++)
         for (int i = 0; i < counts[r]; i++)
             all[displs[r] + i] = r * 100 + i;
@@ -297,6 +308,14 @@ static void check_scatterv(MPI_Comm comm)
                        got[i], me * 100 + i);
             expect(here_in_place || mine[me + 1] == -7, "scatterv past its block", mine[me + 1],
                    -7);
+            /* and MPI_Scatter of the first p ints, one to a rank */
+            mine[0] = mine[1] = -7;
+            MPI_Scatter(me == root ? all : NULL, 1, MPI_INT, here_in_place ? MPI_IN_PLACE : mine,
+                        1, MPI_INT, root, comm);
+            const int scattered = here_in_place ? all[me] : mine[0];
+            expect(scattered == all_value(counts, displs, p, me), "scatter", scattered,
+                   all_value(counts, displs, p, me));
+            expect(here_in_place || mine[1] == -7, "scatter past its block", mine[1], -7);
         }
     }
     free(all);

@@ -1,5 +1,6 @@
 /*
- * ftc_scatterv against MPI_Scatterv's definition, every element checked.
+ * ftc_scatterv and ftc_scatter against MPI_Scatterv's and MPI_Scatter's
+ * definitions, every element checked.
  *
  * Run once per process count (tests/mpi/MpiTests.cmake). For every root,
  * counts of one size, with zeros, rising, all zero, and large (past the
@@ -12,7 +13,8 @@
  * past them untouched; the root checks that its send buffer is unchanged
  * (in place, its own block stays there). The other ranks pass, in half
  * the cases, no sendbuf, sendcounts, displs or sendtype (MPI reads them at
- * the root only).
+ * the root only). ftc_scatter likewise, for every root, with 0, 1, 5 and
+ * 5000 elements a block (past the share of 16 KiB: acknowledged).
  *
  * With --quick (many ranks): roots 0 and p - 1 only, on MPI_COMM_WORLD
  * only (the acknowledgements and the word then span more than one wait).
@@ -74,7 +76,7 @@ static int check_received(const vblocks *s, layout l, const int *recv, const cha
  * buffer, or left in place at the root; `bare`: the other ranks pass
  * nothing they need not. */
 static int run_case(ftc_comm_t comm, vblocks *s, int root, layout l, bool in_place, bool bare,
-                    const char *what)
+                    bool as_scatter, const char *what)
 {
     const bool at_root = s->rank == root;
     const int mine = s->counts[s->rank];
@@ -85,10 +87,15 @@ static int run_case(ftc_comm_t comm, vblocks *s, int root, layout l, bool in_pla
         recv[i] = UNTOUCHED;
     MPI_Datatype send_type = layout_recv_type(l);
     const bool omit = bare && !at_root;
-    abort_on_error(ftc_scatterv(omit ? NULL : send, omit ? NULL : s->counts,
-                                omit ? NULL : s->displs, omit ? MPI_DATATYPE_NULL : send_type,
-                                in_place && at_root ? MPI_IN_PLACE : recv, mine,
-                                layout_send_type(l), root, comm), what);
+    void *into = in_place && at_root ? MPI_IN_PLACE : recv;
+    abort_on_error(as_scatter
+                       ? ftc_scatter(omit ? NULL : send, s->counts[root], send_type, into, mine,
+                                     layout_send_type(l), root, comm)
+                       : ftc_scatterv(omit ? NULL : send, omit ? NULL : s->counts,
+                                      omit ? NULL : s->displs,
+                                      omit ? MPI_DATATYPE_NULL : send_type, into, mine,
+                                      layout_send_type(l), root, comm),
+                   what);
     int wrong = at_root ? vblocks_check(s, l, send, what, NULL, NULL) : 0;
     if (!(in_place && at_root))
         wrong += check_received(s, l, recv, what);
@@ -118,12 +125,29 @@ static int check_communicator(MPI_Comm mpi_comm, const char *name, bool quick, i
                     snprintf(what, sizeof(what), "%s root %d counts %d layout %d%s%s", name, root,
                              pattern, l, reversed ? " reversed" : "", in_place ? " in place" : "");
                     vblocks_place(&s, (count_pattern)pattern, reversed);
-                    wrong += run_case(comm, &s, root, (layout)l, in_place, bare, what);
+                    wrong += run_case(comm, &s, root, (layout)l, in_place, bare, false, what);
                     (*cases)++;
                 }
             }
         }
     }
+    static const int scatter_counts[] = { 0, 1, 5, 5000 };
+    for (int root = 0; root < s.p; root += quick && root + 1 < s.p - 1 ? s.p - 1 - root : 1)
+        for (int c = 0; c < 4; c++)
+            for (int l = 0; l < LAYOUTS; l++)
+                for (int in_place = 0; in_place < 2; in_place++) {
+                    char what[160];
+                    snprintf(what, sizeof(what), "%s ftc_scatter root %d count %d layout %d%s",
+                             name, root, scatter_counts[c], l, in_place ? " in place" : "");
+                    for (int r = 0; r < s.p; r++) {
+                        s.counts[r] = scatter_counts[c];
+                        s.displs[r] = r * scatter_counts[c];
+                    }
+                    s.ints = ((size_t)s.p * (size_t)scatter_counts[c] + 1) * 2;
+                    wrong += run_case(comm, &s, root, (layout)l, in_place, (root + l) % 2, true,
+                                      what);
+                    (*cases)++;
+                }
     vblocks_destroy(&s);
     ftc_comm_free(&comm);
     return wrong;

@@ -22,6 +22,9 @@
  * survivor prints one line (each call's survivors that got their block,
  * in hexadecimal):
  *   scatterv-kill p=P survivors=N calls=C wrong=W S=[f f7 ...]: PASS|FAIL
+ *
+ * With FTCOLL_TEST_SCATTER=1 the calls are ftc_scatter's: every block
+ * BASE[c - 1] ints, end to end in rank order (the line says scatter-kill).
  */
 #include <stdbool.h>
 #include <stdint.h>
@@ -42,8 +45,14 @@ static const int BASE[CALLS] = { 1, 3, 1000, 8, 20000, 5, 2 };
 enum { GAP = 2, MARGIN = 3 };   /* elements before each of the root's blocks; ints past a
                                  * received one */
 
+/* FTCOLL_TEST_SCATTER=1: the same calls as ftc_scatter's, every block
+ * BASE ints, end to end in rank order at the root. */
+static bool as_scatter;
+
 static int count_of(int rank, int call)
 {
+    if (as_scatter)
+        return BASE[call - 1];
     return call == 3 && rank % 2 ? 0 : BASE[call - 1] + rank;
 }
 
@@ -52,6 +61,10 @@ static int count_of(int rank, int call)
  * spans. */
 static int displ_of(int r, int call, int p, int *total)
 {
+    if (as_scatter) {
+        *total = p * BASE[call - 1];
+        return r * BASE[call - 1];
+    }
     int at = 0, mine = 0;
     for (int k = p - 1; k >= 0; k--) {
         at += GAP;
@@ -145,9 +158,12 @@ static int check_call(ftc_comm_t comm, int rank, int p, int call, uint64_t *got_
         recv[i] = UNTOUCHED;
     MPI_Datatype send_type = rooted_recv_type_of(call);
     MPI_Datatype recv_type = recv_stride > 1 ? rooted_strided_int() : MPI_INT;
-    const int rc = ftc_scatterv(at_root ? send : NULL, at_root ? counts : NULL,
-                                at_root ? displs : NULL, at_root ? send_type : MPI_DATATYPE_NULL,
-                                here_in_place ? MPI_IN_PLACE : recv, count, recv_type, root, comm);
+    void *into = here_in_place ? MPI_IN_PLACE : recv;
+    const int rc = as_scatter
+        ? ftc_scatter(at_root ? send : NULL, count, send_type, into, count, recv_type, root, comm)
+        : ftc_scatterv(at_root ? send : NULL, at_root ? counts : NULL, at_root ? displs : NULL,
+                       at_root ? send_type : MPI_DATATYPE_NULL, into, count, recv_type, root,
+                       comm);
     bool got = false;
     int wrong = check_return(comm, rc, rank, p, call, root, &got);
     if (got && !here_in_place)
@@ -168,5 +184,6 @@ static int check_call(ftc_comm_t comm, int rank, int p, int call, uint64_t *got_
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
-    rooted_kill_run("scatterv-kill", check_call, ROOTED_FROM_ROOT);
+    as_scatter = getenv("FTCOLL_TEST_SCATTER") != NULL;
+    rooted_kill_run(as_scatter ? "scatter-kill" : "scatterv-kill", check_call, ROOTED_FROM_ROOT);
 }

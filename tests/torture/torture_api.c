@@ -35,13 +35,13 @@
  * line's). With --collective gatherv the same calls are ftc_gatherv's of
  * the allgatherv's blocks.
  *
- * With --collective scatterv every call is an ftc_scatterv of the
- * allgatherv's blocks from such a root (a dead one too), in place at the
- * root every other call: every rank checks its block exact and the rest
- * of its buffer untouched, or, only with the root dead, accepts
- * MPIX_ERR_PROC_FAILED with its block outside the report's S; the root
- * checks its send buffer unchanged. One checked ftc_allreduce ends the
- * loop.
+ * With --collective scatterv every other pair of calls is an ftc_scatterv
+ * of the allgatherv's blocks from such a root (a dead one too), the others
+ * ftc_scatter's of the allgather's, in place at the root every other call:
+ * every rank checks its block exact and the rest of its buffer untouched,
+ * or, only with the root dead, accepts MPIX_ERR_PROC_FAILED with its block
+ * outside the report's S; the root checks its send buffer unchanged. One
+ * checked ftc_allreduce ends the loop.
  *
  * Usage: torture_api CALLS [--length N] [--after none|allgather|survivors|both]
  *                    [--collective allreduce|bcast|allgather|allgatherv|gather|gatherv|
@@ -692,7 +692,8 @@ static int torture_scatter_loop_call(ftc_comm_t comm, run_state *st, const optio
     const int n = opt->fixed_length ? opt->fixed_length : allgather_loop_length(call);
     const int root = gather_loop_root(call, st->p);
     const bool at_root = st->rank == root, in_place = at_root && call % 2 == 0;
-    const block_layout b = layout_of(st, call, n, true);
+    const bool as_v = call % 4 >= 2;   /* else an ftc_scatter: every block n ints, in order */
+    const block_layout b = layout_of(st, call, n, as_v);
     int displs[MAX_RANKS];
     for (int r = 0; r < st->p; r++) {
         displs[r] = b.regions[r] * n;
@@ -701,15 +702,19 @@ static int torture_scatter_loop_call(ftc_comm_t comm, run_state *st, const optio
     }
     for (int i = 0; i < n; i++)
         mine[i] = UNTOUCHED;
-    const int rc = ftc_scatterv(at_root ? all : NULL, at_root ? b.counts : NULL,
-                                at_root ? displs : NULL, MPI_INT, in_place ? MPI_IN_PLACE : mine,
-                                b.counts[st->rank], MPI_INT, root, comm);
+    void *into = in_place ? MPI_IN_PLACE : mine;
+    const int rc = as_v ? ftc_scatterv(at_root ? all : NULL, at_root ? b.counts : NULL,
+                                       at_root ? displs : NULL, MPI_INT, into, b.counts[st->rank],
+                                       MPI_INT, root, comm)
+                        : ftc_scatter(at_root ? all : NULL, n, MPI_INT, into, n, MPI_INT, root,
+                                      comm);
     int error_class = rc;
     MPI_Error_class(rc, &error_class);
     const bool lost = rc != MPI_SUCCESS && error_class == MPIX_ERR_PROC_FAILED && !at_root &&
                       in_set(known_dead(comm, st), root);
     uint64_t s;
-    if (call_reported(comm, st, call, "ftc_scatterv", lost ? MPI_SUCCESS : rc, &s) != 0)
+    if (call_reported(comm, st, call, as_v ? "ftc_scatterv" : "ftc_scatter",
+                      lost ? MPI_SUCCESS : rc, &s) != 0)
         return 1;
     int bad = in_set(s, st->rank) == lost;
     if (bad)

@@ -39,7 +39,8 @@
  * block of every rank of its S; the others check only MPI_SUCCESS.
  *
  * Two calls after that, one MPI_Scatterv to rank r of (r + 1) x 1, 3, 10 or
- * 30 long longs from such a root, its blocks in reverse rank order: every rank
+ * 30 long longs from such a root, its blocks in reverse rank order (every
+ * other time an MPI_Scatter of 1, 3, 10 or 30 to each rank): every rank
  * checks its block exact, or, where the root died before sending it,
  * MPIX_ERR_PROC_FAILED, and then that the next allreduce's S lacks the
  * root.
@@ -361,13 +362,16 @@ static void scatter(run_state *st, int call, long long *all, long long *mine)
     const int n = counts[st->rank];
     for (int i = 0; i <= n && i < MAX_LENGTH; i++)
         mine[i] = UNTOUCHED;
-    const int rc = MPI_Scatterv(all, counts, displs, MPI_LONG_LONG, mine, n, MPI_LONG_LONG, root,
-                                MPI_COMM_WORLD);
+    const bool as_v = (call / BURST_EVERY) % 2;   /* else an MPI_Scatter of the smallest block */
+    const int rc = as_v ? MPI_Scatterv(all, counts, displs, MPI_LONG_LONG, mine, n, MPI_LONG_LONG,
+                                       root, MPI_COMM_WORLD)
+                        : MPI_Scatter(all, scale, MPI_LONG_LONG, mine, scale, MPI_LONG_LONG, root,
+                                      MPI_COMM_WORLD);
     int error_class = rc;
     MPI_Error_class(rc, &error_class);
     if (rc != MPI_SUCCESS && (error_class != MPIX_ERR_PROC_FAILED || st->rank == root)) {
-        fprintf(stderr, "ERROR rank %d call %d: MPI_Scatterv from %d returned %d\n", st->rank,
-                call, root, rc);
+        fprintf(stderr, "ERROR rank %d call %d: %s from %d returned %d\n", st->rank, call,
+                as_v ? "MPI_Scatterv" : "MPI_Scatter", root, rc);
         st->errors++;
         return;
     }
@@ -375,11 +379,15 @@ static void scatter(run_state *st, int call, long long *all, long long *mine)
         st->lost_root = root;
         return;
     }
-    for (int i = 0; i <= n && i < MAX_LENGTH; i++) {
-        const long long want = i < n ? gather_element(call, st->rank, i) : UNTOUCHED;
+    const int got = as_v ? n : scale;   /* MPI_Scatter: block r is `scale` elements at r x scale */
+    for (int i = 0; i <= got && i < MAX_LENGTH; i++) {
+        const long long want = i == got ? UNTOUCHED
+                             : as_v ? gather_element(call, st->rank, i)
+                                    : all[st->rank * scale + i];
         if (mine[i] != want) {
-            fprintf(stderr, "MISMATCH rank %d call %d: MPI_Scatterv from %d, element %d: %lld, "
-                    "expected %lld\n", st->rank, call, root, i, mine[i], want);
+            fprintf(stderr, "MISMATCH rank %d call %d: %s from %d, element %d: %lld, "
+                    "expected %lld\n", st->rank, call, as_v ? "MPI_Scatterv" : "MPI_Scatter",
+                    root, i, mine[i], want);
             st->wrong++;
             return;
         }
