@@ -18,6 +18,7 @@
 #include "../ft/ft.h"
 #include "../guard/guard.h"
 #include "../module.h"
+#include "checks.h"
 #include "scatterv_linear.h"
 #include "state.h"
 
@@ -66,14 +67,6 @@ typedef struct {
 
 static const ftc_buffer_names send_names = { "ftc_scatter", "sendbuf", "sendcount",
                                              "sendtype" };
-static const ftc_buffer_names recv_names = { "ftc_scatter", "recvbuf", "recvcount",
-                                             "recvtype" };
-
-static int block_too_large(long long bytes)
-{
-    return ftc_fail(MPI_ERR_COUNT, "ftc_scatter: a block of %lld bytes; a message carries at "
-                    "most %d", bytes, FTC_SCATTERV_MAX_BLOCK);
-}
 
 /* The root's side: its buffer of p blocks, its own block's bytes. */
 static int check_root_side(arguments *s, ftc_comm_t comm)
@@ -84,7 +77,7 @@ static int check_root_side(arguments *s, ftc_comm_t comm)
         return rc;
     const long long block = (long long)s->sendcount * s->send_shape.size;
     if (block > FTC_SCATTERV_MAX_BLOCK)
-        return block_too_large(block);
+        return ftc_scatter_block_too_large("ftc_scatter", block);
     if ((long long)s->sendcount * comm->size > INT_MAX)
         return ftc_fail(MPI_ERR_COUNT, "ftc_scatter: %d blocks of sendcount %d: displacements "
                         "past INT_MAX elements", comm->size, s->sendcount);
@@ -123,27 +116,15 @@ static int make_layout(ftc_comm_t comm, int sendcount)
 static int check_arguments(arguments *s, ftc_comm_t comm)
 {
     int rc = ftc_check_comm("ftc_scatter", comm);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    if (s->root < 0 || s->root >= comm->size)
-        return ftc_fail(MPI_ERR_ROOT, "ftc_scatter: root %d is not a rank of the communicator "
-                        "(0..%d)", s->root, comm->size - 1);
-    const bool at_root = comm->rank == s->root;
-    if (s->in_place && !at_root)
-        return ftc_fail(MPI_ERR_BUFFER, "ftc_scatter: MPI_IN_PLACE is the root's only (rank %d "
-                        "is not root %d)", comm->rank, s->root);
-    if (!s->in_place)
-        rc = ftc_check_buffer_shape(&recv_names, s->recvbuf, s->recvcount, s->recvtype,
-                                    comm->comm, &comm->scatter->known_recv, &s->recv_shape);
-    if (rc == MPI_SUCCESS && !s->in_place &&
-        (long long)s->recvcount * s->recv_shape.size > FTC_SCATTERV_MAX_BLOCK)
-        return block_too_large((long long)s->recvcount * s->recv_shape.size);
-    if (rc == MPI_SUCCESS && at_root)
+    if (rc == MPI_SUCCESS)
+        rc = ftc_scatter_check_receiver("ftc_scatter", comm, s->root, s->recvbuf, s->recvcount,
+                                        s->recvtype, &comm->scatter->known_recv, &s->recv_shape);
+    if (rc == MPI_SUCCESS && comm->rank == s->root)
         rc = check_root_side(s, comm);
     /* the layout and a send per rank on every rank (with the root dead,
      * the lowest live rank sends), made here, before the guard: a rank
      * short of memory stops every rank */
-    return rc == MPI_SUCCESS ? make_layout(comm, at_root ? s->sendcount : 0) : rc;
+    return rc == MPI_SUCCESS ? make_layout(comm, comm->rank == s->root ? s->sendcount : 0) : rc;
 }
 
 /* ---- the call ---------------------------------------------------------- */

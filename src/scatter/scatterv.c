@@ -19,6 +19,7 @@
 #include "../ft/ft.h"
 #include "../guard/guard.h"
 #include "../module.h"
+#include "checks.h"
 #include "scatterv_linear.h"
 #include "state.h"
 
@@ -66,14 +67,6 @@ typedef struct {
 
 static const ftc_buffer_names send_names = { "ftc_scatterv", "sendbuf", "sendcounts",
                                              "sendtype" };
-static const ftc_buffer_names recv_names = { "ftc_scatterv", "recvbuf", "recvcount",
-                                             "recvtype" };
-
-static int block_too_large(long long bytes)
-{
-    return ftc_fail(MPI_ERR_COUNT, "ftc_scatterv: a block of %lld bytes; a message carries at "
-                    "most %d", bytes, FTC_SCATTERV_MAX_BLOCK);
-}
 
 /* The root's counts: none negative; *largest the largest, which the
  * buffer's check sizes. */
@@ -103,7 +96,7 @@ static int check_root_side(arguments *s, ftc_comm_t comm)
     if (rc != MPI_SUCCESS)
         return rc;
     if ((long long)largest * s->send_shape.size > FTC_SCATTERV_MAX_BLOCK)
-        return block_too_large((long long)largest * s->send_shape.size);
+        return ftc_scatter_block_too_large("ftc_scatterv", (long long)largest * s->send_shape.size);
     if (s->in_place)
         return MPI_SUCCESS;
     const long long own = (long long)s->sendcounts[comm->rank] * s->send_shape.size;
@@ -118,22 +111,10 @@ static int check_root_side(arguments *s, ftc_comm_t comm)
 static int check_arguments(arguments *s, ftc_comm_t comm)
 {
     int rc = ftc_check_comm("ftc_scatterv", comm);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    if (s->root < 0 || s->root >= comm->size)
-        return ftc_fail(MPI_ERR_ROOT, "ftc_scatterv: root %d is not a rank of the communicator "
-                        "(0..%d)", s->root, comm->size - 1);
-    const bool at_root = comm->rank == s->root;
-    if (s->in_place && !at_root)
-        return ftc_fail(MPI_ERR_BUFFER, "ftc_scatterv: MPI_IN_PLACE is the root's only (rank %d "
-                        "is not root %d)", comm->rank, s->root);
-    if (!s->in_place)
-        rc = ftc_check_buffer_shape(&recv_names, s->recvbuf, s->recvcount, s->recvtype,
-                                    comm->comm, &comm->scatterv->known_recv, &s->recv_shape);
-    if (rc == MPI_SUCCESS && !s->in_place &&
-        (long long)s->recvcount * s->recv_shape.size > FTC_SCATTERV_MAX_BLOCK)
-        return block_too_large((long long)s->recvcount * s->recv_shape.size);
-    if (rc == MPI_SUCCESS && at_root)
+    if (rc == MPI_SUCCESS)
+        rc = ftc_scatter_check_receiver("ftc_scatterv", comm, s->root, s->recvbuf, s->recvcount,
+                                        s->recvtype, &comm->scatterv->known_recv, &s->recv_shape);
+    if (rc == MPI_SUCCESS && comm->rank == s->root)
         rc = check_root_side(s, comm);
     /* a send per rank on every rank (with the root dead, the lowest live
      * rank sends), made here, before the guard: a rank short of memory
