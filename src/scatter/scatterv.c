@@ -132,7 +132,7 @@ static int scatterv_checked(ftc_comm_t comm, const arguments *s)
     const bool at_root = comm->rank == s->root;
     const bool in_place = s->in_place;
     ftc_scatterv_call call = {
-        .comm = comm, .root = s->root, .in_place = in_place,
+        .name = "ftc_scatterv", .comm = comm, .root = s->root, .in_place = in_place,
         .recv = in_place ? NULL : s->recvbuf, .recv_count = in_place ? 0 : s->recvcount,
         .recv_type = in_place ? MPI_BYTE : s->recvtype,
         .recv_contiguous = in_place || s->recv_shape.contiguous,

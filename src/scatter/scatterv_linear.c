@@ -88,7 +88,7 @@ static int other_index(const flow *f, int j) { return (f->hub + j) % f->n; }
 static int wait_for(flow *f, MPI_Request *requests, const int *expected, int count, int step,
                     const char *doing, int peer_rank)
 {
-    return ftc_ft_wait_in_flow(f->comm, requests, expected, count, step, "ftc_scatterv", doing,
+    return ftc_ft_wait_in_flow(f->comm, requests, expected, count, step, f->s->name, doing,
                                peer_rank);
 }
 
@@ -143,7 +143,7 @@ static int empty_messages(flow *f, bool (*which)(const flow *, int), bool receiv
                                          &r[posted]);
             if (rc != MPI_SUCCESS) {
                 ftc_ft_abandon(r, expected, posted);
-                return ftc_fail_mpi(rc, "ftc_scatterv: %s failed", doing);
+                return ftc_fail_mpi(rc, "%s: %s failed", f->s->name, doing);
             }
             posted++;
         }
@@ -187,7 +187,7 @@ static int post_sends(flow *f, MPI_Request *sends)
     if (rc == MPI_SUCCESS)
         return MPI_SUCCESS;
     ftc_ft_abandon(sends, NULL, f->n - 1);
-    return ftc_fail_mpi(rc, "ftc_scatterv: a send failed");
+    return ftc_fail_mpi(rc, "%s: a send failed", f->s->name);
 }
 
 /* Every block sent (in batches of FTC_FT_MAX_WAIT waits), its own copied.
@@ -237,7 +237,8 @@ static int one_message(flow *f, bool receive, int expected, int step, const char
                                            f->epoch, &r)
                            : ftc_p2p_isend(&nothing, 0, MPI_BYTE, f->hub, f->tag, f->epoch, &r);
     if (rc != MPI_SUCCESS)
-        return ftc_fail_mpi(rc, "ftc_scatterv: %s rank %d failed", doing, rank_at(f, f->hub));
+        return ftc_fail_mpi(rc, "%s: %s rank %d failed", f->s->name, doing,
+                            rank_at(f, f->hub));
     return wait_for(f, &r, &expected, 1, step, doing, rank_at(f, f->hub));
 }
 
@@ -259,13 +260,14 @@ static int receive_block(flow *f, int *error)
         ? ftc_p2p_irecv(s->recv, s->recv_count, s->recv_type, f->hub, f->tag, f->epoch, &r)
         : ftc_p2p_irecv((void *)&nothing, 0, MPI_BYTE, f->hub, f->tag, f->epoch, &r);
     if (rc != MPI_SUCCESS)
-        return ftc_fail_mpi(rc, "ftc_scatterv: receiving from rank %d failed",
+        return ftc_fail_mpi(rc, "%s: receiving from rank %d failed", f->s->name,
                             rank_at(f, f->hub));
     rc = wait_for(f, &r, &expected, 1, STEP_ENTER, "receiving its block from",
                   rank_at(f, f->hub));
     if (rc != MPI_SUCCESS && rc != FTC_DETECTED) {
-        *error = ftc_fail(rc, "ftc_scatterv: the root's block for rank %d is not the recvcount "
-                          "x size(recvtype) = %d bytes it takes", f->comm->rank, expected);
+        *error = ftc_fail(rc, "%s: the root's block for rank %d is not the recvcount x "
+                          "size(recvtype) = %d bytes it takes", f->s->name, f->comm->rank,
+                          expected);
         rc = MPI_SUCCESS;
     }
     f->holds_block = rc == MPI_SUCCESS && *error == MPI_SUCCESS && f->root_alive;
@@ -305,8 +307,8 @@ static int run_flow(flow *f, int *error)
 
 static int root_lost(const flow *f)
 {
-    return ftc_fail(ftc_ft_failed_class(), "ftc_scatterv: root %d died before rank %d's block "
-                    "reached any survivor", f->s->root, f->comm->rank);
+    return ftc_fail(ftc_ft_failed_class(), "%s: root %d died before rank %d's block reached "
+                    "any survivor", f->s->name, f->s->root, f->comm->rank);
 }
 
 /* This rank's holdings: at a living root every block, elsewhere its own
@@ -344,8 +346,8 @@ static int pack_block(const flow *f, int rank, char *into, size_t bytes)
     const int rc = MPI_Pack(place_of(f, rank), s->send_counts[rank], s->send_type, into,
                             (int)bytes, &position, f->comm->comm);
     return rc == MPI_SUCCESS ? MPI_SUCCESS
-                             : ftc_fail_mpi(rc, "ftc_scatterv: packing rank %d's block failed",
-                                            rank);
+                             : ftc_fail_mpi(rc, "%s: packing rank %d's block failed",
+                                            s->name, rank);
 }
 
 /* The root's copies of the blocks not acknowledged, behind their table

@@ -26,6 +26,7 @@ enum { FTC_SCATTERV_KEPT_BYTES = FTC_FT_KEPT_BYTES / FTC_FT_WINDOW };
 enum { FTC_SCATTERV_MAX_BLOCK = INT_MAX };
 
 typedef struct {
+    const char *name;           /* the public call, for messages: "ftc_scatterv" */
     ftc_comm_t comm;
     long number;                /* the call's number in the engine's numbering */
     int root;
