@@ -324,9 +324,8 @@ int ftc_gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void 
  * sendtype are read at the root only. It runs ftc_scatterv's linear flow
  * with every block sendcount elements end to end (Open MPI's basic linear
  * scatter), and survives deaths as ftc_scatterv does (below). Errors as
- * ftc_scatterv's, MPI_ERR_COUNT also for p x sendcount past INT_MAX, and
- * MPI_ERR_ARG when the root's sendcount x size(sendtype) differs from its
- * recvcount x size(recvtype).
+ * ftc_scatterv's, MPI_ERR_ARG when the root's sendcount x size(sendtype)
+ * differs from its recvcount x size(recvtype).
  */
 int ftc_scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                 int recvcount, MPI_Datatype recvtype, int root, ftc_comm_t comm);

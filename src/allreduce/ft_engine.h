@@ -127,7 +127,8 @@ typedef struct {
      * for a scatterv) */
     char *blocks;
     const int *counts;
-    const int *displs;
+    const int *displs;             /* or NULL: block r at r x stride x extent */
+    MPI_Aint stride;
     MPI_Datatype type;
     MPI_Aint extent;
     int type_size;

@@ -360,6 +360,13 @@ typedef struct {
     bool receives;   /* the batch's, for the watchdog's line */
 } routed_batch;
 
+/* Where block `owner` lies at the root (or in the copies it kept). */
+static char *block_place(const ftc_routed_blocks *b, int owner)
+{
+    const MPI_Aint at = b->displs ? (MPI_Aint)b->displs[owner] : (MPI_Aint)owner * b->stride;
+    return b->blocks + at * b->extent;
+}
+
 /* Block `owner` arriving here, its destination: into its place. */
 static int receive_block(routed_batch *t, int owner, int from)
 {
@@ -369,8 +376,8 @@ static int receive_block(routed_batch *t, int owner, int from)
     const MPI_Comm epoch = ftc_ft_epoch_comm(t->c->ft);
     if (b->route == FTC_ROUTE_TO_ROOT) {
         t->expected[t->posted] = b->counts[owner] * b->type_size;
-        return ftc_p2p_irecv(b->blocks + (MPI_Aint)b->displs[owner] * b->extent,
-                             b->counts[owner], b->type, peer, FTC_TAG_FT_BLOCKS, epoch, r);
+        return ftc_p2p_irecv(block_place(b, owner), b->counts[owner], b->type, peer,
+                             FTC_TAG_FT_BLOCKS, epoch, r);
     }
     int own_size = 0;
     const int rc = MPI_Type_size(b->own_type, &own_size);
@@ -397,9 +404,8 @@ static int send_block(routed_batch *t, int owner, int destination)
     const MPI_Comm epoch = ftc_ft_epoch_comm(t->c->ft);
     return own ? ftc_p2p_isend(b->send, b->own_count, b->own_type, peer, FTC_TAG_FT_BLOCKS, epoch,
                                &t->r[t->posted])
-               : ftc_p2p_isend(b->blocks + (MPI_Aint)b->displs[owner] * b->extent,
-                               b->counts[owner], b->type, peer, FTC_TAG_FT_BLOCKS, epoch,
-                               &t->r[t->posted]);
+               : ftc_p2p_isend(block_place(b, owner), b->counts[owner], b->type, peer,
+                               FTC_TAG_FT_BLOCKS, epoch, &t->r[t->posted]);
 }
 
 static int complete_batch(routed_batch *t, int rc)

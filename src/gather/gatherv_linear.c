@@ -186,7 +186,7 @@ static int receive_blocks(flow *f, int *error)
             *error = ftc_fail(rc, "ftc_gatherv: rank %d's block is not the recvcounts[%d] x "
                               "size(recvtype) = %d bytes the root takes", rank, rank, expected);
         rc = rc == FTC_DETECTED ? rc : MPI_SUCCESS;
-        if (wrong_size && !other_waits(f, j))
+        if (wrong_size && ftc_ft_keeps_results(f->ft) && !other_waits(f, j))
             rc = send_word_now(f, j);
     }
     for (int j = f->arrived + 1; j < f->n; j++)   /* stopped: the others are given up */

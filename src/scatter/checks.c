@@ -12,6 +12,14 @@ int ftc_scatter_block_too_large(const char *call, long long bytes)
                     call, bytes, FTC_SCATTERV_MAX_BLOCK);
 }
 
+int ftc_scatter_check_send_not_in_place(const char *call, const void *sendbuf)
+{
+    if (sendbuf != MPI_IN_PLACE)
+        return MPI_SUCCESS;
+    return ftc_fail(MPI_ERR_BUFFER, "%s: MPI_IN_PLACE as the root's sendbuf (it is the root's "
+                    "recvbuf that may be MPI_IN_PLACE)", call);
+}
+
 int ftc_scatter_check_receiver(const char *call, ftc_comm_t comm, int root, void *recvbuf,
                                int recvcount, MPI_Datatype recvtype, ftc_known_type *known,
                                ftc_type_shape *shape)

@@ -23,4 +23,7 @@ int ftc_scatter_check_receiver(const char *call, ftc_comm_t comm, int root, void
                                int recvcount, MPI_Datatype recvtype, ftc_known_type *known,
                                ftc_type_shape *shape);
 
+/* MPI_ERR_BUFFER for MPI_IN_PLACE as the root's sendbuf (it is recvbuf's). */
+int ftc_scatter_check_send_not_in_place(const char *call, const void *sendbuf);
+
 #endif

@@ -39,7 +39,6 @@ static void scatter_release(ftc_comm_t comm)
     if (!comm->scatter)
         return;
     free(comm->scatter->counts);
-    free(comm->scatter->displs);
     free(comm->scatter->requests);
     free(comm->scatter);
     comm->scatter = NULL;
@@ -71,16 +70,15 @@ static const ftc_buffer_names send_names = { "ftc_scatter", "sendbuf", "sendcoun
 /* The root's side: its buffer of p blocks, its own block's bytes. */
 static int check_root_side(arguments *s, ftc_comm_t comm)
 {
-    int rc = ftc_check_buffer_shape(&send_names, s->sendbuf, s->sendcount, s->sendtype,
+    int rc = ftc_scatter_check_send_not_in_place("ftc_scatter", s->sendbuf);
+    if (rc == MPI_SUCCESS)
+        rc = ftc_check_buffer_shape(&send_names, s->sendbuf, s->sendcount, s->sendtype,
                                     comm->comm, &comm->scatter->known_send, &s->send_shape);
     if (rc != MPI_SUCCESS)
         return rc;
     const long long block = (long long)s->sendcount * s->send_shape.size;
     if (block > FTC_SCATTERV_MAX_BLOCK)
         return ftc_scatter_block_too_large("ftc_scatter", block);
-    if ((long long)s->sendcount * comm->size > INT_MAX)
-        return ftc_fail(MPI_ERR_COUNT, "ftc_scatter: %d blocks of sendcount %d: displacements "
-                        "past INT_MAX elements", comm->size, s->sendcount);
     const long long room = (long long)s->recvcount * s->recv_shape.size;
     if (!s->in_place && block != room)
         return ftc_fail(MPI_ERR_ARG, "ftc_scatter: the root's sendcount x size(sendtype) = %lld "
@@ -89,7 +87,8 @@ static int check_root_side(arguments *s, ftc_comm_t comm)
     return MPI_SUCCESS;
 }
 
-/* The root's blocks as a scatterv's, and room for its sends. */
+/* The root's counts as a scatterv's (its blocks' places are a stride, in
+ * MPI_Aint: p x sendcount may pass INT_MAX), and room for its sends. */
 static int make_layout(ftc_comm_t comm, int sendcount)
 {
     struct ftc_scatter_state *st = comm->scatter;
@@ -97,19 +96,15 @@ static int make_layout(ftc_comm_t comm, int sendcount)
         const size_t n = (size_t)comm->size;
         int *counts = realloc(st->counts, sizeof(int) * n);
         st->counts = counts ? counts : st->counts;
-        int *displs = counts ? realloc(st->displs, sizeof(int) * n) : NULL;
-        st->displs = displs ? displs : st->displs;
-        MPI_Request *requests = displs ? realloc(st->requests, sizeof(MPI_Request) * n) : NULL;
+        MPI_Request *requests = counts ? realloc(st->requests, sizeof(MPI_Request) * n) : NULL;
         st->requests = requests ? requests : st->requests;
         if (!requests)
             return ftc_fail(MPI_ERR_NO_MEM, "ftc_scatter: out of memory for %d ranks",
                             comm->size);
         st->capacity = comm->size;
     }
-    for (int r = 0; r < comm->size; r++) {
+    for (int r = 0; r < comm->size; r++)
         st->counts[r] = sendcount;
-        st->displs[r] = r * sendcount;
-    }
     return MPI_SUCCESS;
 }
 
@@ -141,7 +136,7 @@ static int scatter_checked(ftc_comm_t comm, const arguments *s)
         .recv_contiguous = in_place || s->recv_shape.contiguous,
         .recv_bytes = in_place ? 0 : (size_t)s->recvcount * (size_t)s->recv_shape.size,
         .send = at_root ? s->sendbuf : NULL, .send_counts = at_root ? st->counts : NULL,
-        .displs = at_root ? st->displs : NULL,
+        .displs = NULL, .stride = at_root ? s->sendcount : 0,
         .send_type = at_root ? s->sendtype : MPI_DATATYPE_NULL,
         .send_extent = at_root ? s->send_shape.extent : 0,
         .send_type_size = at_root ? s->send_shape.size : 0,

@@ -89,7 +89,9 @@ static int check_counts(const arguments *s, ftc_comm_t comm, int *largest)
 static int check_root_side(arguments *s, ftc_comm_t comm)
 {
     int largest = 0;
-    int rc = check_counts(s, comm, &largest);
+    int rc = ftc_scatter_check_send_not_in_place("ftc_scatterv", s->sendbuf);
+    if (rc == MPI_SUCCESS)
+        rc = check_counts(s, comm, &largest);
     if (rc == MPI_SUCCESS)
         rc = ftc_check_buffer_shape(&send_names, s->sendbuf, largest, s->sendtype, comm->comm,
                                     &comm->scatterv->known_send, &s->send_shape);

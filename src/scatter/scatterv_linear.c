@@ -115,7 +115,9 @@ static size_t block_bytes(const flow *f, int rank)
 
 static const char *place_of(const flow *f, int rank)
 {
-    return f->s->send + (MPI_Aint)f->s->displs[rank] * f->s->send_extent;
+    const MPI_Aint at = f->s->displs ? (MPI_Aint)f->s->displs[rank]
+                                     : (MPI_Aint)rank * f->s->stride;
+    return f->s->send + at * f->s->send_extent;
 }
 
 static bool other_acknowledges(const flow *f, int j)
@@ -281,7 +283,8 @@ static int run_other(flow *f, int *error)
         ftc_allreduce_injection_point(f->comm, f->s->number, STEP_BLOCK_HELD,
                                       FTC_INJECT_BEFORE_SEND, NULL);
     const size_t mine = f->root_alive ? f->s->recv_bytes : 0;
-    if (rc == MPI_SUCCESS && (*error != MPI_SUCCESS || acknowledged(f, mine))) {
+    const bool root_may_wait = ftc_ft_keeps_results(f->ft) && *error != MPI_SUCCESS;
+    if (rc == MPI_SUCCESS && (root_may_wait || acknowledged(f, mine))) {
         ftc_allreduce_injection_point(f->comm, f->s->number, STEP_ACK, FTC_INJECT_BEFORE_SEND,
                                       NULL);
         rc = one_message(f, false, -1, STEP_ACK, "acknowledging its block to");
@@ -419,8 +422,9 @@ static int recover(flow *f)
     const ftc_routed_blocks blocks = {
         .route = FTC_ROUTE_TO_OWNERS, .root = s->root,
         .blocks = (char *)s->send,   /* only read on this route */
-        .counts = s->send_counts, .displs = s->displs, .type = s->send_type,
-        .extent = s->send_extent, .type_size = s->send_type_size, .recv = s->recv,
+        .counts = s->send_counts, .displs = s->displs, .stride = s->stride,
+        .type = s->send_type, .extent = s->send_extent, .type_size = s->send_type_size,
+        .recv = s->recv,
         .own_count = s->recv_count, .own_type = s->recv_type,
     };
     const int rc = ftc_allreduce_resume_routed(f->comm, s->number, &blocks, holdings_of(f));
@@ -461,5 +465,6 @@ int ftc_scatterv_run(const ftc_scatterv_call *s)
      * round for nothing, and returns that error */
     f.holds_block = f.holds_block || (!f.is_hub && error != MPI_SUCCESS);
     const int recovered = recover(&f);
-    return error != MPI_SUCCESS ? error : recovered;
+    /* the root's own block, copied again in the recovery, is in place */
+    return error != MPI_SUCCESS && !f.is_hub ? error : recovered;
 }

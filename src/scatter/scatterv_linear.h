@@ -37,10 +37,12 @@ typedef struct {
     MPI_Datatype recv_type;
     bool recv_contiguous;
     size_t recv_bytes;          /* its payload */
-    /* the root's: block r is send_counts[r] x send_type at send + displs[r] x extent */
+    /* the root's: block r is send_counts[r] x send_type at send + displs[r] x
+     * extent (displs NULL: at send + r x stride x extent, a scatter's) */
     const char *send;
     const int *send_counts;
     const int *displs;
+    MPI_Aint stride;
     MPI_Datatype send_type;
     MPI_Aint send_extent;
     int send_type_size;

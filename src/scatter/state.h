@@ -16,7 +16,7 @@ struct ftc_scatterv_state {
 /* The scatter module's (comm->scatter): its blocks as a scatterv's. */
 struct ftc_scatter_state {
     ftc_known_type known_send, known_recv;
-    int *counts, *displs;             /* the root's: sendcount each, end to end */
+    int *counts;                      /* the root's: sendcount each */
     MPI_Request *requests;            /* the root's sends, one per live rank */
     int capacity;                     /* entries of each: p */
 };

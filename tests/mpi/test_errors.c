@@ -714,6 +714,9 @@ static int check_scatterv_arguments(ftc_comm_t comm, int rank, int p)
     f += expect_error("ftc_scatterv, the root's sendcounts entry unlike its recvcount",
                       ftc_scatterv(send, counts, displs, MPI_INT, recv, 3, MPI_INT, rank, comm),
                       MPI_ERR_ARG, "recvcount");
+    f += expect_error("ftc_scatterv from MPI_IN_PLACE at the root",
+                      ftc_scatterv(MPI_IN_PLACE, counts, displs, MPI_INT, recv, 2, MPI_INT, rank,
+                                   comm), MPI_ERR_BUFFER, "MPI_IN_PLACE");
     f += expect_error("ftc_scatterv from a NULL buffer at the root",
                       ftc_scatterv(NULL, counts, displs, MPI_INT, recv, 2, MPI_INT, rank, comm),
                       MPI_ERR_BUFFER, NULL);
@@ -797,6 +800,9 @@ static int check_scatter_arguments(ftc_comm_t comm, int rank, int p)
     f += expect_error("ftc_scatter with a NULL send type at the root",
                       ftc_scatter(send, 2, MPI_DATATYPE_NULL, recv, 2, MPI_INT, rank, comm),
                       MPI_ERR_TYPE, NULL);
+    f += expect_error("ftc_scatter from MPI_IN_PLACE at the root",
+                      ftc_scatter(MPI_IN_PLACE, 2, MPI_INT, recv, 2, MPI_INT, rank, comm),
+                      MPI_ERR_BUFFER, "MPI_IN_PLACE");
     f += expect_error("ftc_scatter from a NULL buffer at the root",
                       ftc_scatter(NULL, 2, MPI_INT, recv, 2, MPI_INT, rank, comm),
                       MPI_ERR_BUFFER, NULL);

@@ -310,8 +310,10 @@ static void check_scatterv(MPI_Comm comm)
                    -7);
             /* and MPI_Scatter of the first p ints, one to a rank */
             mine[0] = mine[1] = -7;
-            MPI_Scatter(me == root ? all : NULL, 1, MPI_INT, here_in_place ? MPI_IN_PLACE : mine,
-                        1, MPI_INT, root, comm);
+            const int rc = MPI_Scatter(me == root ? all : NULL, 1, MPI_INT,
+                                       here_in_place ? MPI_IN_PLACE : mine, 1, MPI_INT, root,
+                                       comm);
+            expect(rc == MPI_SUCCESS, "scatter's return", rc, MPI_SUCCESS);
             const int scattered = here_in_place ? all[me] : mine[0];
             expect(scattered == all_value(counts, displs, p, me), "scatter", scattered,
                    all_value(counts, displs, p, me));

@@ -89,7 +89,8 @@ static int run_case(ftc_comm_t comm, vblocks *s, int root, layout l, bool in_pla
     const bool omit = bare && !at_root;
     void *into = in_place && at_root ? MPI_IN_PLACE : recv;
     abort_on_error(as_scatter
-                       ? ftc_scatter(omit ? NULL : send, s->counts[root], send_type, into, mine,
+                       ? ftc_scatter(omit ? NULL : send, omit ? -1 : s->counts[root],
+                                     omit ? MPI_DATATYPE_NULL : send_type, into, mine,
                                      layout_send_type(l), root, comm)
                        : ftc_scatterv(omit ? NULL : send, omit ? NULL : s->counts,
                                       omit ? NULL : s->displs,

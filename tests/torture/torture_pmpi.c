@@ -362,7 +362,7 @@ static void scatter(run_state *st, int call, long long *all, long long *mine)
     const int n = counts[st->rank];
     for (int i = 0; i <= n && i < MAX_LENGTH; i++)
         mine[i] = UNTOUCHED;
-    const bool as_v = (call / BURST_EVERY) % 2;   /* else an MPI_Scatter of the smallest block */
+    const bool as_v = (call / BURST_EVERY / 4) % 2;   /* else an MPI_Scatter of `scale` each */
     const int rc = as_v ? MPI_Scatterv(all, counts, displs, MPI_LONG_LONG, mine, n, MPI_LONG_LONG,
                                        root, MPI_COMM_WORLD)
                         : MPI_Scatter(all, scale, MPI_LONG_LONG, mine, scale, MPI_LONG_LONG, root,
