@@ -339,7 +339,7 @@ int ftc_scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void 
  * sendbuf. Errors: MPI_ERR_COMM (NULL ftc_comm_t), MPI_ERR_ROOT,
  * MPI_ERR_COUNT (a negative count or sendcounts entry, a block of 2 GiB or
  * more), MPI_ERR_BUFFER (a NULL buffer with a count, MPI_IN_PLACE off the
- * root), MPI_ERR_TYPE, MPI_ERR_ARG (sendcounts or displs NULL at the root;
+ * root or as the root's sendbuf), MPI_ERR_TYPE, MPI_ERR_ARG (sendcounts or displs NULL at the root;
  * the root's sendcounts[root] bytes differ from its recvcount's),
  * MPI_ERR_TRUNCATE at a rank alone, as in MPI (the root sent it more or
  * fewer bytes than its recvcount: the others return MPI_SUCCESS), or the
