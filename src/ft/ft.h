@@ -110,6 +110,14 @@ enum { FTC_FT_SURVIVES = 0 };
 int ftc_ft_failed_class(void);
 bool ftc_ft_is_process_failure(int rc);
 
+/* Whether a flow stopped by `rc` ends over the survivors: a death was
+ * detected (FTC_DETECTED, or MPI's own process-failure class) and ULFM
+ * lets the survivors go on. */
+static inline bool ftc_ft_survivable(int rc)
+{
+    return FTC_FT_SURVIVES && (rc == FTC_DETECTED || ftc_ft_is_process_failure(rc));
+}
+
 /* ---- calls ------------------------------------------------------------------ */
 
 /* Starts the next call of the communicator's fault-tolerant engine; its number. */

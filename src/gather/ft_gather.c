@@ -599,11 +599,6 @@ static bool passes_word(const flow *f)
     return !f->root_alive || ftc_ft_sends_tokens(f->g->number, f->size_class, f->class_calls);
 }
 
-static bool interrupted(int rc)
-{
-    return FTC_FT_SURVIVES && (rc == FTC_DETECTED || ftc_ft_is_process_failure(rc));
-}
-
 int ftc_gather_run(const ftc_gather_call *g)
 {
     ftc_comm_t comm = g->comm;
@@ -625,5 +620,5 @@ int ftc_gather_run(const ftc_gather_call *g)
     const int rc = ftc_ft_owes_meeting(f.ft) ? FTC_DETECTED : run_flow(&f);
     if (rc == MPI_SUCCESS)
         return complete(&f);
-    return interrupted(rc) ? recover(&f) : rc;
+    return ftc_ft_survivable(rc) ? recover(&f) : rc;
 }

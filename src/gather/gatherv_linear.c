@@ -350,11 +350,6 @@ static int recover(flow *f)
 
 /* ---- the call ---------------------------------------------------------------------------------- */
 
-static bool interrupted(int rc)
-{
-    return FTC_FT_SURVIVES && (rc == FTC_DETECTED || ftc_ft_is_process_failure(rc));
-}
-
 int ftc_gatherv_run(const ftc_gatherv_call *g)
 {
     ftc_comm_t comm = g->comm;
@@ -371,7 +366,7 @@ int ftc_gatherv_run(const ftc_gatherv_call *g)
         const int completed = complete(&f);   /* kept and reported, whatever error says */
         return error != MPI_SUCCESS ? error : completed;
     }
-    if (!interrupted(rc))
+    if (!ftc_ft_survivable(rc))
         return rc;
     const int recovered = recover(&f);
     return error != MPI_SUCCESS ? error : recovered;

@@ -437,11 +437,6 @@ static int recover(flow *f)
 
 /* ---- the call -------------------------------------------------------------------------------- */
 
-static bool interrupted(int rc)
-{
-    return FTC_FT_SURVIVES && (rc == FTC_DETECTED || ftc_ft_is_process_failure(rc));
-}
-
 int ftc_scatterv_run(const ftc_scatterv_call *s)
 {
     ftc_comm_t comm = s->comm;
@@ -459,7 +454,7 @@ int ftc_scatterv_run(const ftc_scatterv_call *s)
         const int completed = complete(&f);   /* kept and reported, whatever error says */
         return error != MPI_SUCCESS ? error : completed;
     }
-    if (!interrupted(rc))
+    if (!ftc_ft_survivable(rc))
         return rc;
     /* a block of the wrong size is this rank's error alone: it asks the
      * round for nothing, and returns that error */
