@@ -3,7 +3,7 @@
 #   make test   installs what is missing, builds, runs the whole test suite
 #               (Debian's MPICH first, then ULFM Open MPI: unit, MPI,
 #               sanitizer and valgrind tests), ending with ctest's summary
-#   make run    installs what is missing, builds, runs the main job: two
+#   make run    installs what is missing, builds, runs the main job: three
 #               unmodified MPI programs under ftcrun on $(RANKS) ranks while
 #               ranks are killed, with ftcrun's summary; then the
 #               fault-tolerant allreduce through ftcoll's API (make run-api)
@@ -90,6 +90,10 @@ run: build
 	FTCOLL_MPIRUN_ARGS="--oversubscribe --bind-to none" $(BUILD)/ftcrun -n $(RANKS) \
 	  --algorithm allgather=ring --inject "kill rank=3 call=33 step=0" \
 	  -- $(BUILD)/tests/app_heat 32 30 5
+	@echo "== an unmodified census (every collective ftcoll survives in, each round); ranks 3 and 6 killed =="
+	FTCOLL_MPIRUN_ARGS="--oversubscribe --bind-to none" $(BUILD)/ftcrun -n $(RANKS) \
+	  --inject "kill rank=3 call=14 step=0; kill rank=6 call=22 step=1" \
+	  -- $(BUILD)/tests/app_census 20
 	$(MAKE) --no-print-directory run-api
 
 # ftc_allreduce through ftcoll's API (examples/ft_allreduce_demo.c).

@@ -19,10 +19,10 @@
  *           slowest rank's, per call
  *
  * Reported: the median over the rounds of each side, and their ratio,
- * layer / native. Sizes are bytes per rank: the vector of an allreduce
- * (MPI_FLOAT, MPI_SUM), the block of an allgather(v), a gather(v) (to
- * root 0) or a scatter(v) (from root 0), the message of a broadcast
- * (MPI_BYTE, root 0); a barrier has none (0).
+ * layer / native. Sizes are bytes per rank: the vector of an allreduce or
+ * a reduce to root 0 (MPI_FLOAT, MPI_SUM), the block of an allgather(v),
+ * a gather(v) (to root 0) or a scatter(v) (from root 0), the message of a
+ * broadcast (MPI_BYTE, root 0); a barrier has none (0).
  */
 #include <stdbool.h>
 #include <stdint.h>
@@ -49,6 +49,14 @@ static int allreduce(int bytes, char *out, int native)
     const int count = bytes / (int)sizeof(float);
     return native ? PMPI_Allreduce(send_buf, out, count, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD)
                   : MPI_Allreduce(send_buf, out, count, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
+}
+
+/* The vector of an allreduce, to root 0. */
+static int reduce(int bytes, char *out, int native)
+{
+    const int count = bytes / (int)sizeof(float);
+    return native ? PMPI_Reduce(send_buf, out, count, MPI_FLOAT, MPI_SUM, 0, MPI_COMM_WORLD)
+                  : MPI_Reduce(send_buf, out, count, MPI_FLOAT, MPI_SUM, 0, MPI_COMM_WORLD);
 }
 
 static int allgather(int bytes, char *out, int native)
@@ -157,6 +165,7 @@ typedef struct {
 
 static const collective collectives[] = {
     { "allreduce", allreduce, 1, 0 },
+    { "reduce", reduce, 1, 0 },
     { "allgather", allgather, 1, 1 },
     { "allgatherv", allgatherv, 1, 1 },
     { "gather", gather, 1, 1 },
@@ -212,8 +221,8 @@ static void check(const collective *c, int bytes)
         fail("the native call failed", c, bytes);
     if (c->call == bcast && rank == 0)   /* the root's result is its own data */
         memcpy(layer_buf, native_buf, out_bytes);
-    if ((c->call == gather || c->call == gatherv) && rank != 0)   /* only the root has one */
-        return;
+    if ((c->call == gather || c->call == gatherv || c->call == reduce) && rank != 0)
+        return;   /* only the root has a result */
     if (memcmp(layer_buf, native_buf, out_bytes) != 0)
         fail("the layer's result differs from MPI's", c, bytes);
 }
@@ -277,7 +286,7 @@ static int usage(void)
 {
     fprintf(stderr, "usage: ftcoll-bench-native [--min-bytes N (>= 4)] [--max-bytes N (<= 16M)] "
                     "[--rounds R (1..%d)] [--block-seconds S (> 0)] [--csv FILE] "
-                    "[--only allreduce|allgather|allgatherv|gather|gatherv|scatter|scatterv|bcast|"
+                    "[--only allreduce|reduce|allgather|allgatherv|gather|gatherv|scatter|scatterv|bcast|"
                     "barrier]\n", MAX_ROUNDS);
     return 2;
 }

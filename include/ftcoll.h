@@ -366,6 +366,39 @@ int ftc_scatterv(const void *sendbuf, const int sendcounts[], const int displs[]
                  int root, ftc_comm_t comm);
 
 /* ----------------------------------------------------------------------------
+ * Reduce
+ * ------------------------------------------------------------------------- */
+
+/*
+ * Same arguments and semantics as MPI_Reduce, including MPI_IN_PLACE as
+ * the root's sendbuf; recvbuf is read at the root only. The datatype and
+ * op as ftc_allreduce's: predefined datatypes, commutative ops. One
+ * algorithm: a binomial tree, each rank combining its children's values
+ * with its own and sending the result to its parent. Errors: MPI_ERR_COMM
+ * (NULL ftc_comm_t), MPI_ERR_ROOT, MPI_ERR_COUNT (negative), MPI_ERR_TYPE,
+ * MPI_ERR_OP, MPI_ERR_BUFFER (a NULL buffer with a count, MPI_IN_PLACE off
+ * the root), or the MPI error a transfer returned.
+ *
+ * With ULFM, ranks may die before or during the call. A living root gets
+ * op over the inputs of a set S, as ftc_allreduce's: every survivor's,
+ * and a dead rank's that had reached a survivor still inside the call
+ * (ftc_allreduce_last_report's in_result: S at the root). The others
+ * return MPI_SUCCESS. A dead root, before or during the call, has nobody
+ * to deliver to: every survivor returns MPI_SUCCESS alike, the report
+ * naming it dead (a rank that passed its value on returns before it could
+ * learn of the root's death, so no rank can return an error that all
+ * would share without waiting for the root on every call). For a root still inside the call when the others
+ * meet, each rank keeps a copy of its own input, or, every few calls
+ * (every call from 512 KiB, and every call with a user-defined op, which
+ * may be freed once the call returns), waits for the root's word that
+ * every value arrived. FTCOLL_INJECT's call=C counts it; step=0 as the
+ * rank enters it, 1 once its subtree's values are combined here, 2
+ * waiting for the root's word.
+ */
+int ftc_reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+               int root, ftc_comm_t comm);
+
+/* ----------------------------------------------------------------------------
  * Allreduce, fault-tolerant (see docs/ft-allreduce.md)
  *
  * Recursive doubling over the live ranks; a process count that is not a

@@ -13,6 +13,7 @@ WIDTH, HEIGHT = 900, 480
 LEFT, RIGHT, TOP, BOTTOM = 70, 190, 40, 60
 COLOURS = {"allreduce": "#1f77b4", "allgather": "#2ca02c", "allgatherv": "#9467bd",
            "gather": "#ff7f0e", "gatherv": "#8c564b", "bcast": "#d62728",
+           "reduce": "#17becf",
            "barrier": "#7f7f7f"}
 DASHES = {2: "", 4: "6,3", 8: "2,3", 16: "8,3,2,3"}
 

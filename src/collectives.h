@@ -20,6 +20,7 @@
     X(GATHER,    "ftc_gather",    ftc_gather_module)          \
     X(GATHERV,   "ftc_gatherv",   ftc_gatherv_module)         \
     X(SCATTERV,  "ftc_scatterv",  ftc_scatterv_module)         \
-    X(SCATTER,   "ftc_scatter",   ftc_scatter_module)
+    X(SCATTER,   "ftc_scatter",   ftc_scatter_module)           \
+    X(REDUCE,    "ftc_reduce",    ftc_reduce_module)
 
 #endif

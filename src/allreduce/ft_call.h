@@ -30,7 +30,8 @@ typedef struct {
     /* a part of the result (ftc_gather's), or the whole (op MPI_OP_NULL) */
     MPI_Op op;             /* a predefined op: a rank that serves the part
                             * combines it with the late ranks' by it */
-    size_t block_width;    /* the part's value is one block of this many bytes per
+    bool whole;            /* the part is the value itself, as it is (ftc_reduce's) */
+    size_t block_width;    /* else the part's value is one block of this many bytes per
                             * rank, zeros but the held ranks': only those are kept,
                             * in rank order, in `data` */
     ftc_route route;       /* blocks routed to where they belong (ftc_kept_part):

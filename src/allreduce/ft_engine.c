@@ -304,6 +304,7 @@ static int keep_room(ftc_comm_t comm, long number, const ftc_holdings *held, int
     k->count = count;
     k->type = type;
     k->op = part ? part->op : MPI_OP_NULL;
+    k->whole = part && part->whole;
     k->block_width = part ? part->block_width : 0;
     k->route = part ? part->route : FTC_ROUTE_NONE;
     k->root = part ? part->root : -1;
@@ -312,7 +313,7 @@ static int keep_room(ftc_comm_t comm, long number, const ftc_holdings *held, int
     if (how == FTC_EVERYONE_HOLDS)   /* a call every rank entered: `kept` */
         return MPI_SUCCESS;
     /* a part keeps its held ranks' blocks only; a route, what it laid out */
-    const size_t stored = !part ? bytes
+    const size_t stored = !part || part->whole ? bytes
                         : part->route != FTC_ROUTE_NONE
                             ? part->block_width
                             : (size_t)ftc_holdings_count(held) * part->block_width;

@@ -63,8 +63,10 @@ typedef enum {
  * passed on): p blocks of part->block_width bytes, zeros but those of the
  * ranks in `held`, which alone are kept, in rank order, in *keep_into
  * (|held| x block_width bytes); served to late ranks, it is combined with
- * theirs by the predefined part->op. Or the part holds blocks routed to
- * where they belong (ftc_routed_blocks), kept as part->route says.
+ * theirs by the predefined part->op. Or, part->whole, the value itself is
+ * the part: the inputs of `held` combined by part->op (an ftc_reduce
+ * rank's own input), kept whole. Or the part holds blocks routed to where
+ * they belong (ftc_routed_blocks), kept as part->route says.
  */
 typedef enum {
     FTC_ROUTE_NONE = 0,      /* a value combined with op */
@@ -79,6 +81,7 @@ typedef enum {
 
 typedef struct {
     MPI_Op op;               /* MPI_OP_NULL on a route */
+    bool whole;              /* the value is the part, not p blocks */
     size_t block_width;
     ftc_route route;
     int root;

@@ -489,9 +489,17 @@ static int run_routed(ftc_ft_call *c, const ftc_routed_blocks *b, const ftc_ft_m
 /* ---- the round ------------------------------------------------------------------------------ */
 
 /* A kept part's whole value, into `value` (k->bytes): the held ranks'
- * blocks in their places, zeros elsewhere (ftc_kept_result). */
+ * blocks in their places, zeros elsewhere (ftc_kept_result), or the value
+ * kept whole. */
 static void expand_part(const ftc_kept_result *k, const ftc_holdings *held, char *value)
 {
+    if (k->whole) {   /* kept only when it held something (ft_engine.c's keep_room) */
+        if (k->bytes > 0 && ftc_holdings_count(held) > 0)
+            memcpy(value, k->data, k->bytes);
+        else if (k->bytes > 0)
+            memset(value, 0, k->bytes);
+        return;
+    }
     if (k->bytes > 0)
         memset(value, 0, k->bytes);
     const char *block = k->data;

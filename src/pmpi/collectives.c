@@ -192,6 +192,28 @@ int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype da
     return finish(lc, comm, "MPI_Allreduce", rc, rc == FTC_ERR_STOPPED);
 }
 
+/* As MPI_Allreduce's: ftcoll's reduce takes what its allreduce takes. A
+ * root that died leaves nobody a result to miss: every survivor returns
+ * MPI_SUCCESS, so an error here is this rank's own. */
+int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+               int root, MPI_Comm comm)
+{
+    layer_comm *lc = routed(comm, LAYER_REDUCE);
+    if (lc && !allreduce_supported(datatype, op)) {
+        layer_summary_forwarded(LAYER_REDUCE);
+        lc = NULL;
+    }
+    if (!lc)
+        return PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
+    layer_depth++;
+    const int rc = ftc_reduce(sendbuf, recvbuf, count, datatype, op, root, lc->ftc);
+    if (rc == MPI_SUCCESS)
+        layer_note_ft_call(lc);
+    layer_depth--;
+    lc->stats.routed[LAYER_REDUCE]++;
+    return finish(lc, comm, "MPI_Reduce", rc, rc == FTC_ERR_STOPPED);
+}
+
 /* ---- MPI_Allgather and MPI_Allgatherv ------------------------------------ */
 
 int MPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,

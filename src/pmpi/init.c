@@ -29,7 +29,7 @@ const char *layer_kind_name(layer_kind kind)
 {
     static const char *const names[LAYER_KINDS] = { "allreduce", "allgather", "bcast", "barrier",
                                                     "allgatherv", "gather", "gatherv",
-                                                    "scatterv", "scatter" };
+                                                    "scatterv", "scatter", "reduce" };
     return names[kind];
 }
 
@@ -48,8 +48,8 @@ bool layer_parse_native(const char *text, bool native[LAYER_KINDS], char *why, s
             k++;
         if (k == LAYER_KINDS) {
             snprintf(why, why_size, "unknown collective \"%.*s\" (expected a comma-separated "
-                     "list of allreduce, allgather, allgatherv, gather, gatherv, scatter, "
-                     "scatterv, bcast, barrier)", (int)len, at);
+                     "list of allreduce, reduce, allgather, allgatherv, gather, gatherv, "
+                     "scatter, scatterv, bcast, barrier)", (int)len, at);
             return false;
         }
         native[k] = true;

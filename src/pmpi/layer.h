@@ -6,8 +6,8 @@
  *   init.c         MPI_Init(_thread), MPI_Finalize, MPI_Comm_free; settings
  *   comms.c        one layer_comm per communicator the program used in a
  *                  collective: its ftcoll communicator, made on first use
- *   collectives.c  MPI_Allreduce, MPI_Allgather(v), MPI_Gather(v), MPI_Bcast,
- *                  MPI_Barrier
+ *   collectives.c  MPI_Allreduce, MPI_Reduce, MPI_Allgather(v), MPI_Gather(v),
+ *                  MPI_Scatter(v), MPI_Bcast, MPI_Barrier
  *   summary.c      what the layer did, per process, for ftcrun's summary
  *
  * ftcoll itself calls MPI: while a thread is inside ftcoll (layer_depth > 0)
@@ -32,7 +32,8 @@ typedef enum {
     LAYER_GATHERV = 6,
     LAYER_SCATTERV = 7,
     LAYER_SCATTER = 8,
-    LAYER_KINDS = 9
+    LAYER_REDUCE = 9,
+    LAYER_KINDS = 10
 } layer_kind;
 
 const char *layer_kind_name(layer_kind kind);   /* "allreduce", ... */

@@ -109,6 +109,7 @@ set(FTCOLL_ALLGATHERV_OK "allgatherv p=[0-9]+: [0-9]+ cases, all elements checke
 set(FTCOLL_GATHER_OK "gather p=[0-9]+: [0-9]+ cases, all elements checked")
 set(FTCOLL_GATHERV_OK "gatherv p=[0-9]+: [0-9]+ cases, all elements checked")
 set(FTCOLL_SCATTERV_OK "scatterv p=[0-9]+: [0-9]+ cases, all elements checked")
+set(FTCOLL_REDUCE_OK "reduce p=[0-9]+: [0-9]+ cases, all elements checked")
 set(FTCOLL_ALLREDUCE_OK "allreduce p=[0-9]+: [0-9]+ cases, all elements checked")
 set(FTCOLL_BCAST_OK "bcast p=[0-9]+: [0-9]+ cases, all elements checked")
 set(FTCOLL_ERRORS_OK "errors p=[0-9]+: all checks passed")
@@ -284,7 +285,8 @@ endfunction()
 # the test programs built against <library>, and their tests, named and
 # labelled <label>.
 function(ftcoll_mpi_suite label library large_max_procs procs_var)
-  foreach(program test_allgather test_allgatherv test_gather test_gatherv test_scatterv test_errors
+  foreach(program test_allgather test_allgatherv test_gather test_gatherv test_scatterv
+                  test_reduce test_errors
                   test_env test_allreduce
                   test_bcast test_guard)
     ftcoll_mpi_program(${label}_${program} ${program}.c ${library} ${ARGN})
@@ -301,6 +303,8 @@ function(ftcoll_mpi_suite label library large_max_procs procs_var)
                     LABEL ${label} EXPECT "${FTCOLL_GATHERV_OK}")
     ftcoll_mpi_test(${label}.scatterv.${suffix} ${procs} ${label}_test_scatterv
                     LABEL ${label} EXPECT "${FTCOLL_SCATTERV_OK}")
+    ftcoll_mpi_test(${label}.reduce.${suffix} ${procs} ${label}_test_reduce
+                    LABEL ${label} EXPECT "${FTCOLL_REDUCE_OK}")
   endforeach()
   # a linear gather's root passes its word to more children than one wait
   # takes (ULFM: three or more ranks keep copies, and large calls pass the word)
@@ -311,6 +315,8 @@ function(ftcoll_mpi_suite label library large_max_procs procs_var)
                     EXPECT "${FTCOLL_GATHERV_OK}" ARGS --quick)
     ftcoll_mpi_test(${label}.scatterv.p34 34 ${label}_test_scatterv LABEL ${label}
                     EXPECT "${FTCOLL_SCATTERV_OK}" ARGS --quick)
+    ftcoll_mpi_test(${label}.reduce.p34 34 ${label}_test_reduce LABEL ${label}
+                    EXPECT "${FTCOLL_REDUCE_OK}" ARGS --quick)
   endif()
   ftcoll_allreduce_tests(${label} ${label}_test_allreduce ${label} ${large_max_procs}
                          ${${procs_var}})
@@ -396,6 +402,9 @@ if(FTCOLL_SANITIZERS)
     ftcoll_mpi_program(asan_test_scatterv_kill test_scatterv_kill.c ftcoll_asan SANITIZED)
     ftcoll_kill_table(asan.scatterv_kill_table asan asan_test_scatterv_kill
                       scatterv_kill_scenarios.txt ENV ${FTCOLL_ASAN_ENV})
+    ftcoll_mpi_program(asan_test_reduce_kill test_reduce_kill.c ftcoll_asan SANITIZED)
+    ftcoll_kill_table(asan.reduce_kill_table asan asan_test_reduce_kill
+                      reduce_kill_scenarios.txt ENV ${FTCOLL_ASAN_ENV})
   endif()
 endif()
 
@@ -429,6 +438,9 @@ if(FTCOLL_VALGRIND AND VALGRIND)
   # And one scatterv run (p = 3: every root, copies kept, acknowledgements).
   ftcoll_mpi_test(valgrind.scatterv.p03 3 mpi_test_scatterv LABEL valgrind
     EXPECT "${FTCOLL_SCATTERV_OK}" LAUNCH_WRAPPER ${ftcoll_memcheck})
+  # And one reduce run (p = 3: every root, copies kept and the word).
+  ftcoll_mpi_test(valgrind.reduce.p03 3 mpi_test_reduce LABEL valgrind
+    EXPECT "${FTCOLL_REDUCE_OK}" LAUNCH_WRAPPER ${ftcoll_memcheck})
   # And one allreduce run (p = 3: a fold), its large cases cut to 5000 elements.
   ftcoll_mpi_test(valgrind.allreduce.p03 3 mpi_test_allreduce LABEL valgrind
     EXPECT "${FTCOLL_ALLREDUCE_OK}" LAUNCH_WRAPPER ${ftcoll_memcheck} ARGS --large 5000)
@@ -473,6 +485,12 @@ if(FTCOLL_HAVE_ULFM)
                     scatterv_kill_scenarios.txt)
   ftcoll_kill_table(mpi.scatter_kill_table mpi mpi_test_scatterv_kill
                     scatterv_kill_scenarios.txt ENV FTCOLL_TEST_SCATTER=1)
+  # ftc_reduce: the root before and with every value, inner ranks before
+  # passing their subtree on, the word (560 KB, a user's op), roots found
+  # dead (reduce_kill_scenarios.txt, test_reduce_kill.c).
+  ftcoll_mpi_program(mpi_test_reduce_kill test_reduce_kill.c ftcoll_static)
+  ftcoll_kill_table(mpi.reduce_kill_table mpi mpi_test_reduce_kill
+                    reduce_kill_scenarios.txt)
   # Whether large broadcasts confirm: counted from the ranks and processors
   # of each node (either answer, whatever host runs the test), or as
   # FTCOLL_BCAST_CONFIRM says; rank 0 says which at FTCOLL_VERBOSE=1.

@@ -19,7 +19,7 @@ list(REMOVE_ITEM launcher_args --with-ft ulfm)   # ftcrun adds them
 string(JOIN " " launcher_args_text ${launcher_args})
 string(JOIN " " plain_text ${FTCOLL_MPIEXEC} ${FTCOLL_MPIEXEC_FLAGS})
 
-foreach(app jacobi monte_carlo heat)
+foreach(app jacobi monte_carlo heat census)
   add_executable(app_${app} ${PROJECT_SOURCE_DIR}/examples/apps/${app}.c)
   target_link_libraries(app_${app} PRIVATE MPI::MPI_C m)
   target_compile_options(app_${app} PRIVATE ${FTCOLL_WARNINGS})
@@ -34,6 +34,7 @@ target_compile_options(pmpi_test_pmpi_linked PRIVATE ${FTCOLL_WARNINGS})
 set(app_args_jacobi 120)
 set(app_args_monte_carlo 10 5000)
 set(app_args_heat 32 30 5)
+set(app_args_census 12)
 if(FTCOLL_MPI_FLAVOR STREQUAL "mpich")
   set(pmpi_compare_procs 3 4)
   set(pmpi_semantics_procs 1 2 3 4)
@@ -50,7 +51,7 @@ function(pmpi_test name procs)
     ENVIRONMENT "${FTCOLL_MPI_TEST_ENV};FTCOLL_MPIRUN_ARGS=${launcher_args_text}")
 endfunction()
 
-foreach(app jacobi monte_carlo heat)
+foreach(app jacobi monte_carlo heat census)
   foreach(procs ${pmpi_compare_procs})
     pmpi_test(pmpi.compare.${app}.p0${procs} ${procs} ${compare}
       "${plain_text} -n ${procs}"
@@ -108,6 +109,9 @@ pmpi_test(pmpi.ftcrun.bad_scatter_algorithm 1 ${expect_run} 2
 pmpi_test(pmpi.ftcrun.bad_scatterv_algorithm 1 ${expect_run} 2
   "--algorithm scatterv=\"binomial\": expected ftcoll, linear \\(its one algorithm\\) or native" --
   ${ftcrun} -n 2 --algorithm scatterv=binomial -- true)
+pmpi_test(pmpi.ftcrun.bad_reduce_algorithm 1 ${expect_run} 2
+  "--algorithm reduce=\"linear\": expected ftcoll, binomial \\(its one algorithm\\) or native" --
+  ${ftcrun} -n 2 --algorithm reduce=linear -- true)
 pmpi_test(pmpi.ftcrun.bad_collective 1 ${expect_run} 2
   "--algorithm: unknown collective \"alltoall\"" -- ${ftcrun} -n 2 --algorithm alltoall=linear -- true)
 pmpi_test(pmpi.ftcrun.bad_ranks 1 ${expect_run} 2 "-n \"0\": expected an integer >= 1" --
@@ -161,6 +165,10 @@ pmpi_test(pmpi.semantics.gatherv.p04 4 ${expect_run} 0 "pmpi p=4: all checks pas
 pmpi_test(pmpi.semantics.scatterv.p04 4 ${expect_run} 0 "pmpi p=4: all checks passed"
   "scatter [1-9][0-9]* by ftcoll, 0 by MPI; scatterv [1-9][0-9]* by ftcoll, 0 by MPI" --
   ${ftcrun_launch} -n 4 --algorithm scatter=linear,scatterv=linear -- $<TARGET_FILE:pmpi_test_pmpi>)
+# every MPI_Reduce ftcoll takes (predefined types, commutative ops) by ftcoll
+pmpi_test(pmpi.semantics.reduce.p04 4 ${expect_run} 0 "pmpi p=4: all checks passed"
+  "reduce [1-9][0-9]* by ftcoll, [1-9][0-9]* by MPI" "reduce: binomial x[1-9]" --
+  ${ftcrun_launch} -n 4 --algorithm reduce=binomial -- $<TARGET_FILE:pmpi_test_pmpi>)
 pmpi_test(pmpi.semantics.mst.p05 5 ${expect_run} 0 "pmpi p=5: all checks passed"
   "broadcast trees: [1-9][0-9]* call\\(s\\), the last over the mst tree" --
   ${ftcrun_launch} -n 5 --algorithm bcast=mst -- $<TARGET_FILE:pmpi_test_pmpi>)
@@ -178,6 +186,9 @@ if(FTCOLL_HAVE_ULFM)
   pmpi_test(pmpi.semantics.scatterv_native.p03 3 ${expect_run} 0 "pmpi p=3: all checks passed"
     "scatter 0 by ftcoll, [1-9][0-9]* by MPI; scatterv 0 by ftcoll, [1-9][0-9]* by MPI" --
     ${ftcrun_launch} -n 3 --algorithm scatter=native,scatterv=native -- $<TARGET_FILE:pmpi_test_pmpi>)
+  pmpi_test(pmpi.semantics.reduce_native.p03 3 ${expect_run} 0 "pmpi p=3: all checks passed"
+    "reduce 0 by ftcoll, [1-9][0-9]* by MPI" --
+    ${ftcrun_launch} -n 3 --algorithm reduce=native -- $<TARGET_FILE:pmpi_test_pmpi>)
   # the fault-tolerant broadcast's scatter + ring on every MPI_Bcast
   pmpi_test(pmpi.semantics.scatter_ring.p05 5 ${expect_run} 0 "pmpi p=5: all checks passed" --
     ${ftcrun_launch} -n 5 --algorithm bcast=scatter_ring -- $<TARGET_FILE:pmpi_test_pmpi>)
@@ -190,6 +201,14 @@ if(FTCOLL_HAVE_ULFM)
     "monte_carlo: [0-9]+ hits of [0-9]+ darts" "finished: 6 rank\\(s\\)" --
     ${ftcrun_launch} -n 8 --inject "kill rank=5 call=4 step=0$<SEMICOLON> kill rank=2 call=7 step=1"
     -- $<TARGET_FILE:app_monte_carlo> 10 5000)
+  # census: every collective ftcoll survives in, each round; rank 3 dies
+  # entering a round's MPI_Reduce, rank 6 in another's MPI_Gatherv: the
+  # program's own checks pass on the survivors
+  pmpi_test(pmpi.kill.census 8 ${expect_run} 0 "failures survived: rank\\(s\\) 3, 6"
+    "census: 12 rounds, 6 of 8 ranks counted at the end: every check passed"
+    "finished: 6 rank\\(s\\), exit status 0" "reduce [1-9][0-9]* by ftcoll, 0 by MPI" --
+    ${ftcrun_launch} -n 8 --inject "kill rank=3 call=14 step=0$<SEMICOLON> kill rank=6 call=22 step=1"
+    -- $<TARGET_FILE:app_census> 12)
   # heat: rank 3 dies in its collective phase; the allgather goes on over
   # the survivors and rank 3's block keeps the program's -1
   pmpi_test(pmpi.kill.heat_collectives 6 ${expect_run} 0 "failures survived: rank\\(s\\) 3"

@@ -586,6 +586,67 @@ static int check_gather_arguments(ftc_comm_t comm, int rank, int p)
     return f;
 }
 
+static void not_commutative(void *in, void *inout, int *len, MPI_Datatype *type)
+{
+    (void)in, (void)inout, (void)len, (void)type;
+}
+
+static int check_reduce_arguments(ftc_comm_t comm, int rank, int p)
+{
+    int send[4] = { 0 }, recv[4] = { 0 };
+    int f = expect_error("ftc_reduce to root p",
+                         ftc_reduce(send, recv, 2, MPI_INT, MPI_SUM, p, comm), MPI_ERR_ROOT,
+                         "root");
+    f += expect_error("ftc_reduce to root -1",
+                      ftc_reduce(send, recv, 2, MPI_INT, MPI_SUM, -1, comm), MPI_ERR_ROOT, NULL);
+    f += expect_error("ftc_reduce with a negative count",
+                      ftc_reduce(send, recv, -1, MPI_INT, MPI_SUM, 0, comm), MPI_ERR_COUNT,
+                      "count");
+    f += expect_error("ftc_reduce with a NULL type",
+                      ftc_reduce(send, recv, 2, MPI_DATATYPE_NULL, MPI_SUM, 0, comm),
+                      MPI_ERR_TYPE, NULL);
+    MPI_Datatype pair;
+    MPI_Type_contiguous(2, MPI_INT, &pair);
+    MPI_Type_commit(&pair);
+    f += expect_error("ftc_reduce of a derived type",
+                      ftc_reduce(send, recv, 2, pair, MPI_SUM, 0, comm), MPI_ERR_TYPE,
+                      "predefined");
+    MPI_Type_free(&pair);
+    f += expect_error("ftc_reduce with MPI_OP_NULL",
+                      ftc_reduce(send, recv, 2, MPI_INT, MPI_OP_NULL, 0, comm), MPI_ERR_OP, NULL);
+    f += expect_error("ftc_reduce with an op not defined on the type",
+                      ftc_reduce(send, recv, 2, MPI_FLOAT, MPI_BAND, 0, comm), MPI_ERR_OP,
+                      "datatype");
+    MPI_Op op;
+    MPI_Op_create(not_commutative, 0, &op);
+    f += expect_error("ftc_reduce with a non-commutative op",
+                      ftc_reduce(send, recv, 2, MPI_INT, op, 0, comm), MPI_ERR_OP,
+                      "commutative");
+    MPI_Op_free(&op);
+    f += expect_error("ftc_reduce from a NULL buffer",
+                      ftc_reduce(NULL, recv, 2, MPI_INT, MPI_SUM, 0, comm), MPI_ERR_BUFFER,
+                      "sendbuf");
+    if (p > 1)   /* each rank names another as root: none of them is */
+        f += expect_error("ftc_reduce, MPI_IN_PLACE off the root",
+                          ftc_reduce(MPI_IN_PLACE, recv, 2, MPI_INT, MPI_SUM, (rank + 1) % p,
+                                     comm), MPI_ERR_BUFFER, "MPI_IN_PLACE");
+    /* each rank names itself as root: the root's own checks, everywhere */
+    f += expect_error("ftc_reduce into a NULL buffer at the root",
+                      ftc_reduce(send, NULL, 2, MPI_INT, MPI_SUM, rank, comm), MPI_ERR_BUFFER,
+                      "recvbuf");
+    f += expect_error("ftc_reduce on a NULL ftc_comm_t",
+                      ftc_reduce(send, recv, 2, MPI_INT, MPI_SUM, 0, NULL), MPI_ERR_COMM, NULL);
+    /* and a good call still works after them all, NULL recvbuf off the root */
+    for (int i = 0; i < 2; i++)
+        send[i] = rank * 10 + i;
+    f += expect_success("ftc_reduce after the errors",
+                        ftc_reduce(send, rank == p - 1 ? recv : NULL, 2, MPI_INT, MPI_SUM, p - 1,
+                                   comm));
+    for (int i = 0; i < 2 && rank == p - 1; i++)
+        f += expect_true("ftc_reduce's result", recv[i] == 10 * p * (p - 1) / 2 + p * i);
+    return f;
+}
+
 static int check_gatherv_arguments(ftc_comm_t comm, int rank, int p)
 {
     int send[4] = { 0 }, recv[4 * 64], counts[64], displs[64];
@@ -859,6 +920,7 @@ int main(int argc, char **argv)
     f += check_gatherv_arguments(comm, my_rank, p);
     f += check_scatterv_arguments(comm, my_rank, p);
     f += check_scatter_arguments(comm, my_rank, p);
+    f += check_reduce_arguments(comm, my_rank, p);
     f += check_fault_tolerance_api(comm, p);
     f += expect_success("ftc_comm_free", ftc_comm_free(&comm));
     f += expect_true("ftc_comm_free sets the handle to NULL", comm == NULL);

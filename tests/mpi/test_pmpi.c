@@ -6,6 +6,9 @@
  *   - MPI_Allreduce: in place and not, several types and ops, MAXLOC on a
  *     pair type, count 0, a non-commutative user op (left to MPI: the
  *     result is the product in rank order), MPI_COMM_SELF
+ *   - MPI_Reduce: to every root, in place and not, sums and MAXLOC on a
+ *     pair type, a non-commutative user op and a derived type (both left
+ *     to MPI), count 0; the other ranks' recvbuf untouched
  *   - MPI_Allgather: in place, a strided receive type, a derived send type
  *   - MPI_Allgatherv: counts with zeros, blocks in reverse order with gaps,
  *     in place
@@ -50,6 +53,21 @@ static void matrix_of(int r, unsigned m[4])
     m[0] = (unsigned)r + 1; m[1] = 2; m[2] = (unsigned)(r % 3); m[3] = 1;
 }
 
+/* M_0 x M_1 x ... x M_(p-1), in rank order: what MPI's non-commutative
+ * reductions give. */
+static void product_in_rank_order(int p, unsigned want[4])
+{
+    const unsigned identity[4] = { 1, 0, 0, 1 };
+    memcpy(want, identity, sizeof(identity));
+    for (int r = 0; r < p; r++) {
+        unsigned m[4];
+        matrix_of(r, m);
+        int one = 1;
+        matrix_product(want, m, &one, NULL);
+        memcpy(want, m, sizeof(m));
+    }
+}
+
 static void check_allreduce(MPI_Comm comm, const char *name)
 {
     int me, p;
@@ -83,16 +101,10 @@ static void check_allreduce(MPI_Comm comm, const char *name)
     MPI_Datatype matrix;
     MPI_Type_contiguous(4, MPI_UNSIGNED, &matrix);
     MPI_Type_commit(&matrix);
-    unsigned mine[4], all[4], want[4] = { 1, 0, 0, 1 };
+    unsigned mine[4], all[4], want[4];
     matrix_of(me, mine);
     MPI_Allreduce(mine, all, 1, matrix, product, comm);
-    for (int r = 0; r < p; r++) {   /* M_0 x M_1 x ... in rank order */
-        unsigned m[4];
-        matrix_of(r, m);
-        int one = 1;
-        matrix_product(want, m, &one, NULL);
-        memcpy(want, m, sizeof(m));
-    }
+    product_in_rank_order(p, want);
     for (int i = 0; i < 4; i++)
         expect(all[i] == want[i], "allreduce non-commutative user op", all[i], want[i]);
     MPI_Op_free(&product);
@@ -263,6 +275,75 @@ static void check_gatherv(MPI_Comm comm)
 
 /* ---- scatterv ------------------------------------------------------------ */
 
+/* ---- reduce ------------------------------------------------------------- */
+
+/* A user's commutative op on pairs of ints (a derived type). */
+static void sum_of_pairs(void *in, void *inout, int *len, MPI_Datatype *type)
+{
+    (void)type;
+    const int *a = in;
+    int *b = inout;
+    for (int i = 0; i < 2 * *len; i++)
+        b[i] += a[i];
+}
+
+static void check_reduce(MPI_Comm comm)
+{
+    int me, p;
+    MPI_Comm_rank(comm, &me);
+    MPI_Comm_size(comm, &p);
+    enum { N = 700 };
+    int ints[N], sums[N];
+    struct { double value; int index; } pairs[3], best[3];
+    MPI_Op product, pair_sum;
+    MPI_Op_create(matrix_product, 0, &product);
+    MPI_Op_create(sum_of_pairs, 1, &pair_sum);
+    MPI_Datatype two_ints, matrix;
+    MPI_Type_contiguous(2, MPI_INT, &two_ints);
+    MPI_Type_commit(&two_ints);
+    MPI_Type_contiguous(4, MPI_UNSIGNED, &matrix);
+    MPI_Type_commit(&matrix);
+    for (int root = 0; root < p; root++) {
+        for (int in_place = 0; in_place < 2; in_place++) {
+            const bool here_in_place = in_place && me == root;
+            for (int i = 0; i < N; i++) {
+                ints[i] = me * 3 + i;
+                sums[i] = here_in_place ? ints[i] : -5;
+            }
+            MPI_Reduce(here_in_place ? MPI_IN_PLACE : ints, sums, N, MPI_INT, MPI_SUM, root, comm);
+            for (int i = 0; i < N; i++) {
+                const int want = me == root ? 3 * p * (p - 1) / 2 + p * i : -5;
+                expect(sums[i] == want, in_place ? "reduce in place" : "reduce", sums[i], want);
+            }
+        }
+        for (int k = 0; k < 3; k++)
+            pairs[k].value = (double)((me + k) % p), pairs[k].index = me;
+        MPI_Reduce(pairs, best, 3, MPI_DOUBLE_INT, MPI_MAXLOC, root, comm);
+        for (int k = 0; k < 3 && me == root; k++) {
+            const int want = (p - 1 - k + p) % p;   /* the rank whose (rank + k) % p is p - 1 */
+            expect(best[k].index == want && best[k].value == p - 1, "reduce maxloc",
+                   best[k].index, want);
+        }
+        unsigned mine[4], all[4], want[4];
+        matrix_of(me, mine);
+        MPI_Reduce(mine, all, 1, matrix, product, root, comm);   /* left to MPI */
+        product_in_rank_order(p, want);
+        for (int i = 0; i < 4 && me == root; i++)
+            expect(all[i] == want[i], "reduce non-commutative user op", all[i], want[i]);
+        sums[0] = sums[1] = -5;
+        const int two[2] = { me, 1 };
+        MPI_Reduce(two, sums, 1, two_ints, pair_sum, root, comm);   /* not ftcoll's */
+        if (me == root)
+            expect(sums[0] == p * (p - 1) / 2 && sums[1] == p, "reduce of a derived type",
+                   sums[0], p * (p - 1) / 2);
+    }
+    MPI_Reduce(ints, sums, 0, MPI_INT, MPI_SUM, 0, comm);
+    MPI_Type_free(&two_ints);
+    MPI_Type_free(&matrix);
+    MPI_Op_free(&product);
+    MPI_Op_free(&pair_sum);
+}
+
 /* The int at index `i` of check_scatterv's root buffer. */
 static int all_value(const int *counts, const int *displs, int p, int i)
 {
@@ -370,6 +451,7 @@ static void check_communicators(void)
         check_gather(half);
         check_gatherv(half);
         check_scatterv(half);
+        check_reduce(half);
         MPI_Comm_dup(half, &copy);
         check_bcast(copy);
         MPI_Barrier(copy);
@@ -408,6 +490,10 @@ static void check_errors(void)
     MPI_Error_class(rc, &error_class);
     expect(error_class == MPI_ERR_ROOT, "bcast root = size: error class", error_class,
            MPI_ERR_ROOT);
+    rc = MPI_Reduce(&in, &out, 1, MPI_INT, MPI_SUM, -1, comm);
+    MPI_Error_class(rc, &error_class);
+    expect(error_class == MPI_ERR_ROOT, "reduce root = -1: error class", error_class,
+           MPI_ERR_ROOT);
     MPI_Comm_free(&comm);
 }
 
@@ -430,6 +516,7 @@ int main(int argc, char **argv)
     check_allreduce(MPI_COMM_WORLD, "allreduce");
     check_allgather(MPI_COMM_WORLD);
     check_allgatherv(MPI_COMM_WORLD);
+    check_reduce(MPI_COMM_WORLD);
     check_bcast(MPI_COMM_WORLD);
     MPI_Barrier(MPI_COMM_WORLD);
     check_communicators();

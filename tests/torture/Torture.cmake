@@ -1,7 +1,8 @@
 # External-kill torture (ULFM only; tests/torture/README.md). Included from
 # tests/CMakeLists.txt.
 #
-#   torture_api    ftc_allreduce (or ftc_bcast, ftc_allgather(v), ftc_gather(v), ftc_scatterv)
+#   torture_api    ftc_allreduce (or ftc_bcast, ftc_allgather(v), ftc_gather(v), ftc_scatter(v),
+#                  ftc_reduce)
 #                  through ftcoll's
 #                  API, every element checked
 #   torture_pmpi   a plain MPI program, for ftcrun (the PMPI layer)
@@ -12,8 +13,9 @@
 # torture.bounded (label torture) runs FTCOLL_TORTURE_JOBS jobs over p = 2..16
 # (about 2 s a job on two cores when nothing hangs; a hang costs the job's
 # time limit), torture.allgather, torture.allgatherv, torture.gather,
-# torture.gatherv and torture.scatterv a third as many each of
-# back-to-back allgathers, allgathervs, gathers, gathervs and scattervs.
+# torture.gatherv, torture.scatterv and torture.reduce a third as many each
+# of back-to-back allgathers, allgathervs, gathers, gathervs, scatter(v)s
+# and reduces.
 # `make torture TORTURE_JOBS=1000` runs a long one.
 if(NOT FTCOLL_HAVE_ULFM)
   return()
@@ -72,10 +74,16 @@ add_test(NAME torture.scatterv
           --time-limit ${FTCOLL_TORTURE_TIME_LIMIT} --build ${PROJECT_BINARY_DIR}
           --mpi-prefix ${FTCOLL_MPI_PREFIX_DIR}
           --keep-logs ${CMAKE_CURRENT_BINARY_DIR}/torture-logs-scatterv)
+add_test(NAME torture.reduce
+  COMMAND ${torture_dir}/torture.py --jobs ${torture_allgather_jobs}
+          --seed ${FTCOLL_TORTURE_SEED} --collective reduce
+          --time-limit ${FTCOLL_TORTURE_TIME_LIMIT} --build ${PROJECT_BINARY_DIR}
+          --mpi-prefix ${FTCOLL_MPI_PREFIX_DIR}
+          --keep-logs ${CMAKE_CURRENT_BINARY_DIR}/torture-logs-reduce)
 # Every job oversubscribes both cores and runs against a time limit, and
 # the calibration times failure-free runs: nothing else runs beside it.
 set_tests_properties(torture.bounded torture.allgather torture.allgatherv torture.gather
-                     torture.gatherv torture.scatterv
+                     torture.gatherv torture.scatterv torture.reduce
   PROPERTIES
   LABELS torture
   TIMEOUT 900

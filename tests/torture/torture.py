@@ -101,7 +101,7 @@ def parse_args(argv):
     ap.add_argument("--length", type=int, default=0,
                     help="one fixed vector length for every call (default: cycle)")
     ap.add_argument("--collective", choices=["allreduce", "bcast", "allgather", "allgatherv", "gather",
-                             "gatherv", "scatterv"],
+                             "gatherv", "scatterv", "reduce"],
                     default="allreduce",
                     help="what torture_api calls back to back: ftc_allreduce (with a "
                          "broadcast and a barrier every 16 calls), ftc_bcast from "
@@ -111,7 +111,8 @@ def parse_args(argv):
                          "such blocks, some shorter or empty, in reverse rank order, "
                          "or ftc_gather of such blocks to a root that moves from call to "
                          "call, or ftc_gatherv of the allgatherv's blocks to such a root, "
-                         "or ftc_scatterv of them from such a root (default allreduce)")
+                         "or ftc_scatterv of them from such a root, or ftc_reduce of the "
+                         "allreduce's vectors to such a root (default allreduce)")
     ap.add_argument("--keep-all", action="store_true",
                     help="with --keep-logs: keep every job's log, not only failing ones'")
     ap.add_argument("--verbose", action="store_true", help="print every job's reasons")

@@ -43,9 +43,16 @@
  * outside the report's S; the root checks its send buffer unchanged. One
  * checked ftc_allreduce ends the loop.
  *
+ * With --collective reduce every call is an ftc_reduce of the allreduce's
+ * kinds and lengths to such a root (a dead one too: nobody then gets a
+ * result, and every survivor returns MPI_SUCCESS). The root checks every
+ * element exact over its S and that S holds every rank not reported dead;
+ * the others have nothing to check but MPI_SUCCESS. One checked
+ * ftc_allreduce ends the loop.
+ *
  * Usage: torture_api CALLS [--length N] [--after none|allgather|survivors|both]
  *                    [--collective allreduce|bcast|allgather|allgatherv|gather|gatherv|
- *                                  scatterv]
+ *                                  scatterv|reduce]
  * Environment: TORTURE_PIDS, TORTURE_STARTED, TORTURE_PROGRESS (the pids,
  * the start of the calls and each rank's call number, for the driver: see
  * torture_launch.h).
@@ -96,7 +103,7 @@ typedef enum {
 typedef enum { AFTER_NONE, AFTER_ALLGATHER, AFTER_SURVIVORS, AFTER_BOTH } after_loop;
 
 typedef enum { LOOP_ALLREDUCE, LOOP_BCAST, LOOP_ALLGATHER, LOOP_ALLGATHERV,
-               LOOP_GATHER, LOOP_GATHERV, LOOP_SCATTERV } loop_collective;
+               LOOP_GATHER, LOOP_GATHERV, LOOP_SCATTERV, LOOP_REDUCE } loop_collective;
 
 typedef struct {
     int calls;
@@ -608,6 +615,20 @@ static int torture_allgather_loop_call(ftc_comm_t comm, run_state *st, const opt
     return 0;
 }
 
+/* A rooted call's S at its root: every rank not reported dead. Returns 1,
+ * with a FAIL line, when it lacks one. */
+static int check_root_set(const run_state *st, int call, uint64_t s)
+{
+    const uint64_t everyone = st->p == 64 ? ~0ULL : ((1ULL << st->p) - 1);
+    const uint64_t believed_alive = everyone & ~st->dead;
+    if ((believed_alive & ~s) == 0)
+        return 0;
+    fprintf(stderr, "FAIL rank %d call %d: the root's S=%#llx lacks a rank believed alive "
+            "(alive %#llx)\n", st->rank, call, (unsigned long long)s,
+            (unsigned long long)believed_alive);
+    return 1;
+}
+
 /* --collective gather(v): call `call` gathers to a root that moves from
  * call to call (gatherv: blocks some shorter or empty, in reverse rank
  * order). */
@@ -642,14 +663,7 @@ static int torture_gather_loop_call(ftc_comm_t comm, run_state *st, const option
         return 1;
     int bad = 0;
     if (at_root) {
-        const uint64_t everyone = st->p == 64 ? ~0ULL : ((1ULL << st->p) - 1);
-        const uint64_t believed_alive = everyone & ~st->dead;
-        if ((believed_alive & ~s) != 0) {
-            fprintf(stderr, "FAIL rank %d call %d: the root's S=%#llx lacks a rank believed "
-                    "alive (alive %#llx)\n", st->rank, call, (unsigned long long)s,
-                    (unsigned long long)believed_alive);
-            bad++;
-        }
+        bad += check_root_set(st, call, s);
         bad += check_blocks(st, call, &b, s, dead_before, all);
     }
     st->wrong += bad != 0;
@@ -725,6 +739,34 @@ static int torture_scatter_loop_call(ftc_comm_t comm, run_state *st, const optio
         bad += check_scattered(st, call, &b, root, all, mine, in_place);
     st->wrong += bad != 0;
     const int32_t call_number = call;   /* a lost block is this rank's own: not in the digest */
+    st->digest = torture_digest_add(st->digest, &call_number, sizeof(call_number));
+    st->done = call;
+    return 0;
+}
+
+/* --collective reduce: the allreduce's calls, to a root that moves from
+ * call to call. */
+static int torture_reduce_loop_call(ftc_comm_t comm, run_state *st, const options *opt,
+                                    int call, MPI_Op user_op, void *send, void *recv)
+{
+    const call_kind kind = (call_kind)(call % KIND_COUNT);
+    const call_shape shape = shape_of(kind, user_op);
+    const int n = length_of(opt, call);
+    const int root = gather_loop_root(call, st->p);
+    const bool at_root = st->rank == root, in_place = at_root && shape.in_place;
+    fill_input(kind, st->rank, call, n, in_place ? recv : send);
+    const int rc = ftc_reduce(in_place ? MPI_IN_PLACE : send, recv, n, shape.type, shape.op, root,
+                              comm);
+    uint64_t s;
+    if (call_reported(comm, st, call, "ftc_reduce", rc, &s) != 0)
+        return 1;
+    int bad = 0;
+    if (at_root) {
+        bad += check_root_set(st, call, s);
+        bad += check_elements(st, kind, call, n, s, recv, shape.element_size);
+    }
+    st->wrong += bad != 0;
+    const int32_t call_number = call;   /* S is the root's alone: not in the digest */
     st->digest = torture_digest_add(st->digest, &call_number, sizeof(call_number));
     st->done = call;
     return 0;
@@ -853,6 +895,8 @@ static int parse_options(int argc, char **argv, options *opt)
                 opt->collective = LOOP_GATHERV;
             else if (strcmp(c, "scatterv") == 0)
                 opt->collective = LOOP_SCATTERV;
+            else if (strcmp(c, "reduce") == 0)
+                opt->collective = LOOP_REDUCE;
             else
                 return 1;
         } else {
@@ -878,7 +922,7 @@ int main(int argc, char **argv)
         if (st.rank == 0)
             fprintf(stderr, "usage: torture_api CALLS [--length 1..%d] "
                     "[--after none|allgather|survivors|both] [--collective allreduce|bcast|"
-                    "allgather|allgatherv|gather|gatherv|scatterv] "
+                    "allgather|allgatherv|gather|gatherv|scatterv|reduce] "
                     "(at most %d ranks)\n",
                     MAX_LENGTH, MAX_RANKS);
         MPI_Finalize();
@@ -914,14 +958,18 @@ int main(int argc, char **argv)
             ? torture_gather_loop_call(comm, &st, &opt, call, send, gathered)
             : opt.collective == LOOP_SCATTERV
             ? torture_scatter_loop_call(comm, &st, &opt, call, send, gathered)
+            : opt.collective == LOOP_REDUCE
+            ? torture_reduce_loop_call(comm, &st, &opt, call, user_op, send, recv)
             : torture_call(comm, &st, &opt, call, user_op, send, recv) != 0
               || torture_other(comm, &st, call) != 0;
         if (stop)
             break;
     }
-    /* broadcasts and gathers report no S of the survivors: one allreduce gives it */
+    /* broadcasts, gathers, scatters and reduces report no S of the survivors:
+     * one allreduce gives it */
     if ((opt.collective == LOOP_BCAST || opt.collective == LOOP_GATHER
-         || opt.collective == LOOP_GATHERV || opt.collective == LOOP_SCATTERV) && st.errors == 0) {
+         || opt.collective == LOOP_GATHERV || opt.collective == LOOP_SCATTERV
+         || opt.collective == LOOP_REDUCE) && st.errors == 0) {
         const options cycling = { .calls = opt.calls, .fixed_length = 0 };
         torture_call(comm, &st, &cycling, opt.calls + 1, user_op, send, recv);
     }

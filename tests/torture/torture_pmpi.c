@@ -38,7 +38,13 @@
  * checks its buffer as the allgather's, and at the next allreduce the
  * block of every rank of its S; the others check only MPI_SUCCESS.
  *
- * Two calls after that, one MPI_Scatterv to rank r of (r + 1) x 1, 3, 10 or
+ * Four calls after a burst, one MPI_Reduce of the allreduce's inputs (1,
+ * 100 or 1000 of them) to a rank of the last S, in place there every
+ * other time: the root checks every element as the allreduce's (the sum
+ * names its S), and at the next allreduce that its S holds every rank
+ * alive then; the others check only MPI_SUCCESS.
+ *
+ * Two calls after the gather, one MPI_Scatterv to rank r of (r + 1) x 1, 3, 10 or
  * 30 long longs from such a root, its blocks in reverse rank order (every
  * other time an MPI_Scatter of 1, 3, 10 or 30 to each rank): every rank
  * checks its block exact, or, where the root died before sending it,
@@ -69,7 +75,7 @@
 #include "torture_launch.h"
 
 enum { MAX_RANKS = 31, MAX_LENGTH = TORTURE_MAX_LENGTH, MAX_REPORTED = 4 };   /* 3 * 4^30 < 2^63 */
-enum { BURST_EVERY = 16, BURST_CALLS = 70, GATHER_AT = 8, GATHER_TO_ROOT_AT = 12,
+enum { BURST_EVERY = 16, BURST_CALLS = 70, REDUCE_AT = 4, GATHER_AT = 8, GATHER_TO_ROOT_AT = 12,
        SCATTER_AT = 14, UNTOUCHED = -1 };
 
 
@@ -84,6 +90,8 @@ typedef struct {
     int gathered_call;         /* that allgather's call (0: none pending) */
     int lost_root;             /* a scatterv's root that died with this rank's block
                                 * (-1: none), until the next allreduce */
+    uint64_t reduced;          /* the S of the last reduce this rank was the root of */
+    int reduced_call;          /* that reduce's call (0: none pending) */
     double loop_seconds;
 } run_state;
 
@@ -166,6 +174,13 @@ static int torture_call(run_state *st, int call, long long *send, long long *rec
         st->wrong++;
     }
     st->lost_root = -1;
+    if (st->reduced_call && s != UINT64_MAX && (s & ~st->reduced) != 0) {
+        fprintf(stderr, "MISMATCH rank %d call %d: the reduce of call %d at this root lacks "
+                "ranks alive now (its S %#llx, S %#llx)\n", st->rank, call, st->reduced_call,
+                (unsigned long long)st->reduced, (unsigned long long)s);
+        st->wrong++;
+    }
+    st->reduced_call = 0;
     if (s != UINT64_MAX) {
         if (s != st->s)
             st->last_change_call = call;
@@ -394,6 +409,32 @@ static void scatter(run_state *st, int call, long long *all, long long *mine)
     }
 }
 
+/* MPI_Reduce of the allreduce's inputs (1, 100 or 1000 of them) to a rank
+ * of the last S, in place there every other time: the root checks every
+ * element as the allreduce's, and at the next allreduce that its S holds
+ * every rank alive then; the others check only MPI_SUCCESS. */
+static void reduce(run_state *st, int call, long long *send, long long *recv)
+{
+    const int n = (int[]){ 1, 100, 1000 }[(call / BURST_EVERY) % 3];
+    const int root = root_in_s(st, call + BURST_EVERY / 2);
+    const bool in_place = st->rank == root && (call / BURST_EVERY) % 2 == 0;
+    long long *input = in_place ? recv : send;
+    for (int i = 0; i < n; i++)
+        input[i] = factor_of(call, i) * (1LL << (2 * st->rank));
+    const int rc = MPI_Reduce(in_place ? MPI_IN_PLACE : send, recv, n, MPI_LONG_LONG, MPI_SUM,
+                              root, MPI_COMM_WORLD);
+    if (rc != MPI_SUCCESS) {
+        fprintf(stderr, "ERROR rank %d call %d: MPI_Reduce to %d returned %d\n", st->rank, call,
+                root, rc);
+        st->errors++;
+        return;
+    }
+    if (st->rank != root)
+        return;
+    st->reduced = check_result(st, call, recv, n);
+    st->reduced_call = call;
+}
+
 /* The survivors' digests, compared by one more (fault-tolerant) allreduce. */
 int main(int argc, char **argv)
 {
@@ -431,6 +472,8 @@ int main(int argc, char **argv)
             break;
         if (call % BURST_EVERY == 0)
             burst(&st, call, send);
+        if (call % BURST_EVERY == REDUCE_AT)
+            reduce(&st, call, send, recv);
         if (call % BURST_EVERY == GATHER_AT)
             gather(&st, call, send, recv);
         if (call % BURST_EVERY == GATHER_TO_ROOT_AT)
