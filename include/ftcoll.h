@@ -443,8 +443,9 @@ int ftc_reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datat
 int ftc_allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
                   MPI_Op op, ftc_comm_t comm);
 
-/* What the last fault-tolerant call on a communicator (allreduce,
- * allgather(v), gather, broadcast, barrier) did, as this rank saw it. */
+/* What the last fault-tolerant call on a communicator (allreduce, reduce,
+ * allgather(v), gather(v), scatter(v), broadcast, barrier) did, as this
+ * rank saw it. */
 typedef struct {
     int size;              /* ranks of the communicator */
     int contributors;      /* ranks in S */
@@ -458,15 +459,17 @@ typedef struct {
 /*
  * Fills `report`; `in_result` and `failed` (each NULL, or `size` ints) get
  * 1 for the ranks in S (for an allgather or at a gather's root: the valid
- * blocks), and for the ranks found dead during the call. MPI_ERR_OTHER if
+ * blocks; for a scatter: whether this rank's block arrived; at a reduce's
+ * root: the inputs its result combines), and for the ranks found dead
+ * during the call. MPI_ERR_OTHER if
  * no fault-tolerant call has completed on `comm`.
  */
 int ftc_allreduce_last_report(ftc_comm_t comm, ftc_allreduce_report *report, int *in_result,
                               int *failed);
 
 /*
- * How many fault-tolerant calls on `comm` (allreduce, allgather(v), gather,
- * broadcast, barrier) so far wrote a report with recovery_rounds > 0 on this rank: a test that
+ * How many fault-tolerant calls on `comm` (any of the above) so far wrote a
+ * report with recovery_rounds > 0 on this rank: a test that
  * costs nothing, after a call, of whether ftc_allreduce_last_report has
  * news of a failure. A broadcast from a root dead since an earlier call
  * fails without a round, and the meetings that settle outside a call

@@ -463,6 +463,57 @@ int ftc_ft_wait_in_flow(ftc_comm_t comm, MPI_Request *requests, const int *expec
     return MPI_SUCCESS;
 }
 
+/* ---- empty messages ---------------------------------------------------------------------- */
+
+static const char nothing = 0;   /* their buffer: never written, a receive being empty */
+
+static int post_empty(const ftc_ft_empties *e, bool receive, int index, MPI_Request *r)
+{
+    const MPI_Comm epoch = ftc_ft_epoch_comm(e->comm->ft);
+    return receive ? ftc_p2p_irecv((void *)&nothing, 0, MPI_BYTE, index, e->tag, epoch, r)
+                   : ftc_p2p_isend(&nothing, 0, MPI_BYTE, index, e->tag, epoch, r);
+}
+
+int ftc_ft_empty_messages(const ftc_ft_empties *e, bool receive, int count,
+                          int (*peer)(const void *context, int i), const void *context)
+{
+    const int *ranks = ftc_ft_live_ranks(e->comm->ft);
+    MPI_Request r[FTC_FT_MAX_WAIT];
+    int expected[FTC_FT_MAX_WAIT];
+    int rc = MPI_SUCCESS, posted = 0, first_peer = -1;
+    for (int i = 0; rc == MPI_SUCCESS && i <= count; i++) {
+        const int index = i < count ? peer(context, i) : -1;
+        if (index >= 0) {
+            first_peer = posted == 0 ? ranks[index] : first_peer;
+            expected[posted] = receive ? 0 : -1;
+            rc = post_empty(e, receive, index, &r[posted]);
+            if (rc != MPI_SUCCESS) {
+                ftc_ft_abandon(r, expected, posted);
+                return ftc_fail_mpi(rc, "%s: %s rank %d failed", e->call, e->doing,
+                                    ranks[index]);
+            }
+            posted++;
+        }
+        if (posted > 0 && (posted == FTC_FT_MAX_WAIT || i == count)) {
+            rc = ftc_ft_wait_in_flow(e->comm, r, expected, posted, e->step, e->call, e->doing,
+                                     first_peer);
+            posted = 0;
+        }
+    }
+    return rc;
+}
+
+static int the_index(const void *context, int i)
+{
+    (void)i;
+    return *(const int *)context;
+}
+
+int ftc_ft_empty_message(const ftc_ft_empties *e, bool receive, int index)
+{
+    return ftc_ft_empty_messages(e, receive, 1, the_index, &index);
+}
+
 /* ---- without ULFM, no rank outlives a partner: nobody to meet ------------------------------ */
 
 #ifndef FTCOLL_HAVE_ULFM

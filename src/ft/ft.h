@@ -99,6 +99,28 @@ int ftc_ft_wait_in_flow(ftc_comm_t comm, MPI_Request *requests, const int *expec
  * transfer stopped before its wait, as ftc_ft_wait does on a failure. */
 void ftc_ft_abandon(MPI_Request *requests, const int *expected, int n);
 
+/*
+ * A flow's empty messages (a root's word, an acknowledgement), on the
+ * epoch's communicator with the call's `tag`: sent to, or received from,
+ * the epoch ranks peer(context, i) names for i = 0 .. count - 1 (-1: none
+ * for that i), waited together in batches of FTC_FT_MAX_WAIT by
+ * ftc_ft_wait_in_flow, which names `call`, `doing` and the batch's first
+ * peer to the watchdog and in errors. A message received must be empty.
+ */
+typedef struct {
+    ftc_comm_t comm;
+    int tag;
+    int step;              /* FTCOLL_INJECT's, for the watchdog */
+    const char *call;      /* "ftc_gather" */
+    const char *doing;     /* "passing the word to" */
+} ftc_ft_empties;
+
+int ftc_ft_empty_messages(const ftc_ft_empties *e, bool receive, int count,
+                          int (*peer)(const void *context, int i), const void *context);
+
+/* One such message, with epoch rank `index`. */
+int ftc_ft_empty_message(const ftc_ft_empties *e, bool receive, int index);
+
 /* Whether a collective can go on over the survivors of a death (ULFM). */
 #ifdef FTCOLL_HAVE_ULFM
 enum { FTC_FT_SURVIVES = 1 };

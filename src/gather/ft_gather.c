@@ -252,14 +252,9 @@ static int receive_subtrees(flow *f)
 /* An empty message from the parent: linear_sync's ask, or the root's word. */
 static int hear_parent(flow *f, int step, const char *doing)
 {
-    char none = 0;
-    const int parent = f->tree->parent(f->v, f->n);
-    MPI_Request r = MPI_REQUEST_NULL;
-    const int expected = 0;
-    const int rc = ftc_p2p_irecv(&none, 0, MPI_BYTE, index_of(f, parent), f->tag, f->epoch, &r);
-    if (rc != MPI_SUCCESS)
-        return ftc_fail_mpi(rc, "ftc_gather: %s rank %d failed", doing, rank_of(f, parent));
-    return wait_for(f, &r, &expected, 1, step, doing, parent);
+    const ftc_ft_empties e = { .comm = f->comm, .tag = f->tag, .step = step,
+                               .call = "ftc_gather", .doing = doing };
+    return ftc_ft_empty_message(&e, true, index_of(f, f->tree->parent(f->v, f->n)));
 }
 
 /* The subtree's blocks at `from`, to the parent, in one message. */
@@ -288,38 +283,25 @@ static int send_subtree(flow *f)
     return send_subtree_now(f, f->children == 0 ? f->g->send : f->slots);
 }
 
-/* The root's word down the tree, once every block arrived. */
+static int child_index(const void *context, int i)
+{
+    const flow *f = context;
+    return index_of(f, f->tree->child(f->v, f->n, i));
+}
+
+/* The root's word down the tree, once every block arrived (a linear
+ * root's n - 1 children in batches). */
 static int pass_word(flow *f)
 {
-    static const char empty = 0;
     ftc_allreduce_injection_point(f->comm, f->g->number, STEP_WORD, FTC_INJECT_BEFORE_SEND, NULL);
     if (f->v != 0) {
         const int rc = hear_parent(f, STEP_WORD, "waiting for the word of");
         if (rc != MPI_SUCCESS)
             return rc;
     }
-    /* at most FTC_FT_MAX_WAIT at a time: a linear root has n - 1 children */
-    MPI_Request sends[FTC_FT_MAX_WAIT];
-    int expected[FTC_FT_MAX_WAIT];
-    int rc = MPI_SUCCESS;
-    for (int first = 0; rc == MPI_SUCCESS && first < f->children; first += FTC_FT_MAX_WAIT) {
-        const int batch = f->children - first < FTC_FT_MAX_WAIT ? f->children - first
-                                                                : FTC_FT_MAX_WAIT;
-        int posted = 0;
-        for (; rc == MPI_SUCCESS && posted < batch; posted += rc == MPI_SUCCESS) {
-            expected[posted] = -1;
-            rc = ftc_p2p_isend(&empty, 0, MPI_BYTE,
-                               index_of(f, f->tree->child(f->v, f->n, first + posted)), f->tag,
-                               f->epoch, &sends[posted]);
-        }
-        if (rc != MPI_SUCCESS) {
-            ftc_ft_abandon(sends, expected, posted);
-            return ftc_fail_mpi(rc, "ftc_gather: passing the word failed");
-        }
-        rc = wait_for(f, sends, expected, posted, STEP_WORD, "passing the word to",
-                      f->tree->child(f->v, f->n, first));
-    }
-    return rc;
+    const ftc_ft_empties e = { .comm = f->comm, .tag = f->tag, .step = STEP_WORD,
+                               .call = "ftc_gather", .doing = "passing the word to" };
+    return ftc_ft_empty_messages(&e, false, f->children, child_index, f);
 }
 
 /* The root's blocks: its own in its place, the runs that landed apart

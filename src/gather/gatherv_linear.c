@@ -144,15 +144,18 @@ static int post_receives(flow *f, MPI_Request *receives)
     return rc == MPI_SUCCESS ? MPI_SUCCESS : ftc_fail_mpi(rc, "ftc_gatherv: a receive failed");
 }
 
+/* The word's messages, from the root or at another rank. */
+static ftc_ft_empties word_messages(const flow *f, const char *doing)
+{
+    return (ftc_ft_empties){ .comm = f->comm, .tag = f->tag, .step = STEP_WORD,
+                             .call = "ftc_gatherv", .doing = doing };
+}
+
 /* The word to the j-th other rank at once, ahead of the others'. */
 static int send_word_now(flow *f, int j)
 {
-    const int index = other_index(f, j), expected = -1;
-    MPI_Request r = MPI_REQUEST_NULL;
-    const int rc = ftc_p2p_isend(&nothing, 0, MPI_BYTE, index, f->tag, f->epoch, &r);
-    if (rc != MPI_SUCCESS)
-        return ftc_fail_mpi(rc, "ftc_gatherv: passing the word failed");
-    return wait_for(f, &r, &expected, 1, STEP_WORD, "passing the word to", rank_at(f, index));
+    const ftc_ft_empties e = word_messages(f, "passing the word to");
+    return ftc_ft_empty_message(&e, false, other_index(f, j));
 }
 
 /*
@@ -197,37 +200,25 @@ static int receive_blocks(flow *f, int *error)
     return rc;
 }
 
+/* The (i + 1)-th other rank's epoch index, where it waits for the word. */
+static int waiting_index(const void *context, int i)
+{
+    const flow *f = context;
+    return other_waits(f, i + 1) ? other_index(f, i + 1) : -1;
+}
+
 /* The root's word to every rank that waits for it, in batches of
  * FTC_FT_MAX_WAIT sends. */
 static int pass_word(flow *f)
 {
-    MPI_Request sends[FTC_FT_MAX_WAIT];
-    int expected[FTC_FT_MAX_WAIT];
-    int rc = MPI_SUCCESS, posted = 0, first_peer = -1;
-    bool announced = false;
-    for (int j = 1; rc == MPI_SUCCESS && j <= f->n; j++) {
-        if (j < f->n && other_waits(f, j)) {
-            if (!announced)
-                ftc_allreduce_injection_point(f->comm, f->g->number, STEP_WORD,
-                                              FTC_INJECT_BEFORE_SEND, NULL);
-            announced = true;
-            const int index = other_index(f, j);
-            first_peer = posted == 0 ? rank_at(f, index) : first_peer;
-            expected[posted] = -1;
-            rc = ftc_p2p_isend(&nothing, 0, MPI_BYTE, index, f->tag, f->epoch, &sends[posted]);
-            if (rc != MPI_SUCCESS) {
-                ftc_ft_abandon(sends, expected, posted);
-                return ftc_fail_mpi(rc, "ftc_gatherv: passing the word failed");
-            }
-            posted++;
-        }
-        if (posted > 0 && (posted == FTC_FT_MAX_WAIT || j == f->n)) {
-            rc = wait_for(f, sends, expected, posted, STEP_WORD, "passing the word to",
-                          first_peer);
-            posted = 0;
-        }
-    }
-    return rc;
+    bool any = false;
+    for (int j = 1; j < f->n && !any; j++)
+        any = other_waits(f, j);
+    if (!any)
+        return MPI_SUCCESS;
+    ftc_allreduce_injection_point(f->comm, f->g->number, STEP_WORD, FTC_INJECT_BEFORE_SEND, NULL);
+    const ftc_ft_empties e = word_messages(f, "passing the word to");
+    return ftc_ft_empty_messages(&e, false, f->n - 1, waiting_index, f);
 }
 
 /* ---- any other rank: its block, then maybe the word ---------------------------------------- */
@@ -248,15 +239,8 @@ static int send_block(flow *f)
 static int hear_word(flow *f)
 {
     ftc_allreduce_injection_point(f->comm, f->g->number, STEP_WORD, FTC_INJECT_BEFORE_SEND, NULL);
-    char none = 0;
-    MPI_Request r = MPI_REQUEST_NULL;
-    const int expected = 0;
-    const int rc = ftc_p2p_irecv(&none, 0, MPI_BYTE, f->hub, f->tag, f->epoch, &r);
-    if (rc != MPI_SUCCESS)
-        return ftc_fail_mpi(rc, "ftc_gatherv: waiting for the word of rank %d failed",
-                            rank_at(f, f->hub));
-    return wait_for(f, &r, &expected, 1, STEP_WORD, "waiting for the word of",
-                    rank_at(f, f->hub));
+    const ftc_ft_empties e = word_messages(f, "waiting for the word of");
+    return ftc_ft_empty_message(&e, true, f->hub);
 }
 
 /* The flow; *error: a block of the wrong size arrived at the root, or its

@@ -227,42 +227,23 @@ static int send_value(flow *f)
     return wait_for(f, &r, &expected, 1, STEP_SUBTREE_HELD, "sending a value to", parent);
 }
 
+static int child_index(const void *context, int i)
+{
+    const flow *f = context;
+    return index_of(f, ftc_binomial_child(f->v, i));
+}
+
 /* The root's word down the tree, once every value arrived. */
 static int pass_word(flow *f)
 {
-    static const char empty = 0;
     ftc_allreduce_injection_point(f->comm, f->r->number, STEP_WORD, FTC_INJECT_BEFORE_SEND, NULL);
-    if (f->v != 0) {
-        char none = 0;
-        const int parent = ftc_binomial_parent(f->v);
-        MPI_Request r = MPI_REQUEST_NULL;
-        const int expected = 0;
-        const int rc = ftc_p2p_irecv(&none, 0, MPI_BYTE, index_of(f, parent), f->tag, f->epoch,
-                                     &r);
-        if (rc != MPI_SUCCESS)
-            return ftc_fail_mpi(rc, "ftc_reduce: waiting for the word of rank %d failed",
-                                rank_of(f, parent));
-        const int waited = wait_for(f, &r, &expected, 1, STEP_WORD, "waiting for the word of",
-                                    parent);
-        if (waited != MPI_SUCCESS)
-            return waited;
-    }
-    /* a binomial vrank has fewer children than FTC_FT_MAX_WAIT */
-    MPI_Request sends[FTC_FT_MAX_WAIT];
-    int expected[FTC_FT_MAX_WAIT];
-    int posted = 0, rc = MPI_SUCCESS;
-    for (; rc == MPI_SUCCESS && posted < f->children; posted += rc == MPI_SUCCESS) {
-        expected[posted] = -1;
-        rc = ftc_p2p_isend(&empty, 0, MPI_BYTE, index_of(f, ftc_binomial_child(f->v, posted)),
-                           f->tag, f->epoch, &sends[posted]);
-    }
-    if (rc != MPI_SUCCESS) {
-        ftc_ft_abandon(sends, expected, posted);
-        return ftc_fail_mpi(rc, "ftc_reduce: passing the word failed");
-    }
-    return posted > 0 ? wait_for(f, sends, expected, posted, STEP_WORD, "passing the word to",
-                                 ftc_binomial_child(f->v, 0))
-                      : MPI_SUCCESS;
+    ftc_ft_empties e = { .comm = f->comm, .tag = f->tag, .step = STEP_WORD,
+                         .call = "ftc_reduce", .doing = "waiting for the word of" };
+    const int rc = f->v == 0 ? MPI_SUCCESS
+                             : ftc_ft_empty_message(&e, true,
+                                                    index_of(f, ftc_binomial_parent(f->v)));
+    e.doing = "passing the word to";
+    return rc == MPI_SUCCESS ? ftc_ft_empty_messages(&e, false, f->children, child_index, f) : rc;
 }
 
 static int run_flow(flow *f)

@@ -125,36 +125,34 @@ static bool other_acknowledges(const flow *f, int j)
     return acknowledged(f, block_bytes(f, rank_at(f, other_index(f, j))));
 }
 
+/* The flow's empty messages (acknowledgements, the word): `doing` names them. */
+static ftc_ft_empties empty_messages_of(const flow *f, const char *doing)
+{
+    return (ftc_ft_empties){ .comm = f->comm, .tag = f->tag, .step = STEP_ACK,
+                             .call = f->s->name, .doing = doing };
+}
+
+/* The j-th other ranks for which a predicate holds (the root's view). */
+typedef struct {
+    const flow *f;
+    bool (*which)(const flow *, int);
+} other_ranks;
+
+static int other_rank_index(const void *context, int i)
+{
+    const other_ranks *o = context;
+    return o->which(o->f, i + 1) ? other_index(o->f, i + 1) : -1;
+}
+
 /* Empty messages with the j-th other ranks for which `which` holds, in
  * batches of FTC_FT_MAX_WAIT: received (the acknowledgements) or sent
  * (the word). */
-static int empty_messages(flow *f, bool (*which)(const flow *, int), bool receive, int step,
+static int empty_messages(flow *f, bool (*which)(const flow *, int), bool receive,
                           const char *doing)
 {
-    MPI_Request r[FTC_FT_MAX_WAIT];
-    int expected[FTC_FT_MAX_WAIT];
-    int rc = MPI_SUCCESS, posted = 0, first_peer = -1;
-    for (int j = 1; rc == MPI_SUCCESS && j <= f->n; j++) {
-        if (j < f->n && which(f, j)) {
-            const int index = other_index(f, j);
-            first_peer = posted == 0 ? rank_at(f, index) : first_peer;
-            expected[posted] = receive ? 0 : -1;
-            rc = receive ? ftc_p2p_irecv((void *)&nothing, 0, MPI_BYTE, index, f->tag, f->epoch,
-                                         &r[posted])
-                         : ftc_p2p_isend(&nothing, 0, MPI_BYTE, index, f->tag, f->epoch,
-                                         &r[posted]);
-            if (rc != MPI_SUCCESS) {
-                ftc_ft_abandon(r, expected, posted);
-                return ftc_fail_mpi(rc, "%s: %s failed", f->s->name, doing);
-            }
-            posted++;
-        }
-        if (posted > 0 && (posted == FTC_FT_MAX_WAIT || j == f->n)) {
-            rc = wait_for(f, r, expected, posted, step, doing, first_peer);
-            posted = 0;
-        }
-    }
-    return rc;
+    const ftc_ft_empties e = empty_messages_of(f, doing);
+    const other_ranks o = { f, which };
+    return ftc_ft_empty_messages(&e, receive, f->n - 1, other_rank_index, &o);
 }
 
 static bool everyone(const flow *f, int j) { (void)f, (void)j; return true; }
@@ -219,12 +217,11 @@ static int run_hub(flow *f, int *error)
         ftc_allreduce_injection_point(f->comm, f->s->number, STEP_BLOCK_HELD,
                                       FTC_INJECT_BEFORE_SEND, NULL);
     if (rc == MPI_SUCCESS)
-        rc = empty_messages(f, other_acknowledges, true, STEP_ACK,
-                            "waiting for the acknowledgement of");
+        rc = empty_messages(f, other_acknowledges, true, "waiting for the acknowledgement of");
     if (rc == MPI_SUCCESS && synchronizing(f)) {
         ftc_allreduce_injection_point(f->comm, f->s->number, STEP_ACK, FTC_INJECT_BEFORE_SEND,
                                       NULL);
-        rc = empty_messages(f, everyone, false, STEP_ACK, "passing the word to");
+        rc = empty_messages(f, everyone, false, "passing the word to");
         f->heard_word = rc == MPI_SUCCESS;
     }
     return rc;
@@ -232,16 +229,11 @@ static int run_hub(flow *f, int *error)
 
 /* ---- any other rank: its block, then maybe its acknowledgement and the word ------------------ */
 
-static int one_message(flow *f, bool receive, int expected, int step, const char *doing)
+/* One empty message with the root (the hub): an acknowledgement, the word. */
+static int one_message(flow *f, bool receive, const char *doing)
 {
-    MPI_Request r = MPI_REQUEST_NULL;
-    const int rc = receive ? ftc_p2p_irecv((void *)&nothing, 0, MPI_BYTE, f->hub, f->tag,
-                                           f->epoch, &r)
-                           : ftc_p2p_isend(&nothing, 0, MPI_BYTE, f->hub, f->tag, f->epoch, &r);
-    if (rc != MPI_SUCCESS)
-        return ftc_fail_mpi(rc, "%s: %s rank %d failed", f->s->name, doing,
-                            rank_at(f, f->hub));
-    return wait_for(f, &r, &expected, 1, step, doing, rank_at(f, f->hub));
+    const ftc_ft_empties e = empty_messages_of(f, doing);
+    return ftc_ft_empty_message(&e, receive, f->hub);
 }
 
 /*
@@ -287,10 +279,10 @@ static int run_other(flow *f, int *error)
     if (rc == MPI_SUCCESS && (root_may_wait || acknowledged(f, mine))) {
         ftc_allreduce_injection_point(f->comm, f->s->number, STEP_ACK, FTC_INJECT_BEFORE_SEND,
                                       NULL);
-        rc = one_message(f, false, -1, STEP_ACK, "acknowledging its block to");
+        rc = one_message(f, false, "acknowledging its block to");
     }
     if (rc == MPI_SUCCESS && synchronizing(f)) {
-        rc = one_message(f, true, 0, STEP_ACK, "waiting for the word of");
+        rc = one_message(f, true, "waiting for the word of");
         f->heard_word = rc == MPI_SUCCESS;
     }
     return rc;
