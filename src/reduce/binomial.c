@@ -83,7 +83,8 @@ typedef struct {
     bool word;                 /* the root's word follows the flow: nothing kept */
     int size_class;            /* of the value (ft/tokens.h) */
     long class_calls;          /* reduces of that class so far, this one included */
-    char *value;               /* where this rank's value is made; NULL for a leaf */
+    char *value;               /* where this rank's value is made (the root's recvbuf,
+                                * another rank's scratch); NULL until prepare_room */
     bool value_ready;          /* `value` holds this rank's input and the arrived children's */
     bool first_into_value;     /* child 0's value lands in `value`, the input joining it */
     char *slots;               /* one per other child, `bytes` apart */
