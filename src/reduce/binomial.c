@@ -114,10 +114,14 @@ static int count_of(const flow *f) { return f->root_alive ? f->r->count : 0; }
  * own reduce spares it. Only an in-place root's value already holds its
  * input, so there child 0 takes a slot too.
  */
+static bool child_0_into_value(const flow *f)
+{
+    return f->children > 0 && !(f->is_root && f->r->in_place);
+}
+
 static size_t scratch_bytes(const flow *f)
 {
-    const bool first_into_value = f->children > 0 && !(f->is_root && f->r->in_place);
-    const size_t slots = f->root_alive ? (size_t)f->children - first_into_value : 0;
+    const size_t slots = f->root_alive ? (size_t)f->children - child_0_into_value(f) : 0;
     return (slots + !f->is_root) * f->r->bytes;
 }
 
@@ -134,7 +138,7 @@ static int prepare_room(flow *f)
             return rc;
     }
     f->value_ready = f->is_root && r->in_place;
-    f->first_into_value = f->children > 0 && !f->value_ready;
+    f->first_into_value = child_0_into_value(f);
     char *room = need > 0 ? s->scratch : NULL;
     f->value = f->is_root ? r->result : room;
     f->slots = room && !f->is_root ? room + r->bytes : room;
