@@ -21,7 +21,8 @@
  * Reported: the median over the rounds of each side, and their ratio,
  * layer / native. Sizes are bytes per rank: the vector of an allreduce or
  * a reduce to root 0 (MPI_FLOAT, MPI_SUM), the block of an allgather(v),
- * a gather(v) (to root 0) or a scatter(v) (from root 0), the message of a
+ * a gather(v) (to root 0), a scatter(v) (from root 0) or an alltoall(v)
+ * (each rank's for each rank), the message of a
  * broadcast (MPI_BYTE, root 0); a barrier has none (0).
  */
 #include <stdbool.h>
@@ -142,6 +143,26 @@ static int scatterv(int bytes, char *out, int native)
                                  MPI_COMM_WORLD);
 }
 
+/* Every rank's block `bytes` for every rank, in rank order both ways. */
+static int alltoall(int bytes, char *out, int native)
+{
+    return native ? PMPI_Alltoall(send_buf, bytes, MPI_BYTE, out, bytes, MPI_BYTE,
+                                  MPI_COMM_WORLD)
+                  : MPI_Alltoall(send_buf, bytes, MPI_BYTE, out, bytes, MPI_BYTE, MPI_COMM_WORLD);
+}
+
+/* The same blocks, as counts and displacements, end to end both ways. */
+static int alltoallv(int bytes, char *out, int native)
+{
+    int *counts, *displs;
+    if (!end_to_end(bytes, &counts, &displs))
+        return MPI_ERR_NO_MEM;
+    return native ? PMPI_Alltoallv(send_buf, counts, displs, MPI_BYTE, out, counts, displs,
+                                   MPI_BYTE, MPI_COMM_WORLD)
+                  : MPI_Alltoallv(send_buf, counts, displs, MPI_BYTE, out, counts, displs,
+                                  MPI_BYTE, MPI_COMM_WORLD);
+}
+
 /* The root sends its send buffer; the others receive into `out`. */
 static int bcast(int bytes, char *out, int native)
 {
@@ -172,6 +193,8 @@ static const collective collectives[] = {
     { "gatherv", gatherv, 1, 1 },
     { "scatter", scatter, 1, 0 },
     { "scatterv", scatterv, 1, 0 },
+    { "alltoall", alltoall, 1, 1 },
+    { "alltoallv", alltoallv, 1, 1 },
     { "bcast", bcast, 1, 0 },
     { "barrier", barrier, 0, 0 },
 };
@@ -212,7 +235,7 @@ static void fill_pattern(int bytes)
 static void check(const collective *c, int bytes)
 {
     const size_t out_bytes = (size_t)bytes * (c->out_per_rank ? (size_t)size : 1);
-    fill_pattern(bytes);
+    fill_pattern(bytes * size);   /* a block per rank, where the call sends that many */
     memset(layer_buf, 0x5a, out_bytes);
     memset(native_buf, 0xa5, out_bytes);
     if (c->call(bytes, layer_buf, 0) != MPI_SUCCESS)
@@ -286,8 +309,8 @@ static int usage(void)
 {
     fprintf(stderr, "usage: ftcoll-bench-native [--min-bytes N (>= 4)] [--max-bytes N (<= 16M)] "
                     "[--rounds R (1..%d)] [--block-seconds S (> 0)] [--csv FILE] "
-                    "[--only allreduce|reduce|allgather|allgatherv|gather|gatherv|scatter|scatterv|bcast|"
-                    "barrier]\n", MAX_ROUNDS);
+                    "[--only allreduce|reduce|allgather|allgatherv|gather|gatherv|scatter|scatterv|"
+                    "alltoall|alltoallv|bcast|barrier]\n", MAX_ROUNDS);
     return 2;
 }
 

@@ -366,6 +366,95 @@ int ftc_scatterv(const void *sendbuf, const int sendcounts[], const int displs[]
                  int root, ftc_comm_t comm);
 
 /* ----------------------------------------------------------------------------
+ * Alltoall and alltoallv
+ *
+ * Algorithm numbers and names are Open MPI's (coll_tuned_alltoall_algorithm)
+ * where ftcoll has them.
+ */
+typedef enum {
+    FTC_ALLTOALL_AUTO = 0,        /* decision table (Open MPI's fixed rules) */
+    FTC_ALLTOALL_LINEAR = 1,      /* every receive and send posted at once */
+    FTC_ALLTOALL_PAIRWISE = 2     /* n - 1 steps, one partner each way per step */
+} ftc_alltoall_algorithm;
+
+#define FTC_ALLTOALL_ALGORITHM_COUNT 3
+
+/*
+ * Same arguments and semantics as MPI_Alltoall, including MPI_IN_PLACE as
+ * sendbuf (the blocks to send are recvbuf's, replaced by those received)
+ * and derived datatypes. Errors: MPI_ERR_COMM (NULL ftc_comm_t),
+ * MPI_ERR_COUNT (negative, a block of 2 GiB or more, or in place 2 GiB of
+ * blocks or more), MPI_ERR_BUFFER (a NULL buffer with a count, MPI_IN_PLACE
+ * as recvbuf), MPI_ERR_TYPE, MPI_ERR_ARG (this rank's sendcount x
+ * size(sendtype) differs from its recvcount x size(recvtype)),
+ * MPI_ERR_TRUNCATE at a rank alone, as in MPI (a block of another size
+ * arrived: the others return MPI_SUCCESS), or the MPI error a transfer
+ * returned.
+ *
+ * With ULFM, ranks may die before or during the call, and every survivor
+ * returns MPI_SUCCESS with the block of every survivor in place, and a
+ * dead rank's that had reached it; a block outside that set is left as it
+ * was or may hold part of its rank's data. ftc_allreduce_last_report's
+ * in_result says which blocks are valid, on each rank its own (they may
+ * differ: a rank that died part way through its sends reached some ranks
+ * and not others). A survivor still inside the call when the others meet
+ * gets each missing block from its sender: from sendbuf if the sender is
+ * inside the call too, else from the copy it kept. With three or more
+ * live ranks each rank keeps a copy of its blocks for the others up to
+ * 64 KiB in all (64 KiB over the other live ranks each); a larger block's
+ * receiver acknowledges it instead, and its sender waits for that.
+ * FTCOLL_INJECT's call=C counts it; step=0 as the rank enters it, 1 once
+ * every block arrived here, 2 acknowledging or waiting for acknowledgements.
+ */
+int ftc_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                 int recvcount, MPI_Datatype recvtype, ftc_comm_t comm);
+
+/*
+ * Same arguments and semantics as MPI_Alltoallv, including MPI_IN_PLACE
+ * as sendbuf (sendcounts, sdispls and sendtype are then ignored) and
+ * derived datatypes; counts may be zero. Block r goes from sendbuf +
+ * sdispls[r] x extent(sendtype), sendcounts[r] elements, and block r
+ * arrives at recvbuf + rdispls[r] x extent(recvtype), recvcounts[r]
+ * elements. Errors as ftc_alltoall's, MPI_ERR_ARG also for a NULL counts
+ * or displacements array. After a death, as ftc_alltoall.
+ */
+int ftc_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                  MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                  const int rdispls[], MPI_Datatype recvtype, ftc_comm_t comm);
+
+/* Forces an algorithm for every later ftc_alltoall and ftc_alltoallv on
+ * `comm` (FTC_ALLTOALL_AUTO returns to the decision table;
+ * FTCOLL_ALLTOALL_ALGORITHM does the same at ftc_comm_create). Local
+ * call: make it on every rank. */
+int ftc_alltoall_set_algorithm(ftc_comm_t comm, ftc_alltoall_algorithm algorithm);
+
+/* Parses a name ("linear", "basic_linear", "pairwise") or a number ("2").
+ * An unknown one returns MPI_ERR_ARG with a message listing the valid
+ * names. */
+int ftc_alltoall_algorithm_parse(const char *text, ftc_alltoall_algorithm *out);
+
+/* "linear", "pairwise"; "auto" for FTC_ALLTOALL_AUTO; NULL if out of range. */
+const char *ftc_alltoall_algorithm_name(ftc_alltoall_algorithm algorithm);
+
+/* What the last ftc_alltoall or ftc_alltoallv on a communicator ran. */
+typedef struct {
+    ftc_alltoall_algorithm requested;   /* forced algorithm, or FTC_ALLTOALL_AUTO */
+    ftc_alltoall_algorithm executed;    /* requested, or the decision table's choice */
+} ftc_alltoall_choice;
+
+int ftc_alltoall_last_choice(ftc_comm_t comm, ftc_alltoall_choice *out);
+
+/* The algorithm the decision table picks for p processes each sending
+ * blocks of `block_bytes` (sendcount x size of sendtype), as Open MPI 5
+ * decides: its linear and linear_sync (which posts every request at once
+ * unless told otherwise) are linear, its pairwise and two_proc pairwise,
+ * and its modified Bruck, which ftcoll has not, linear. */
+ftc_alltoall_algorithm ftc_alltoall_decide(int p, size_t block_bytes);
+
+/* The same for ftc_alltoallv, which Open MPI decides by p alone. */
+ftc_alltoall_algorithm ftc_alltoallv_decide(int p);
+
+/* ----------------------------------------------------------------------------
  * Reduce
  * ------------------------------------------------------------------------- */
 
@@ -444,7 +533,7 @@ int ftc_allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype da
                   MPI_Op op, ftc_comm_t comm);
 
 /* What the last fault-tolerant call on a communicator (allreduce, reduce,
- * allgather(v), gather(v), scatter(v), broadcast, barrier) did, as this
+ * allgather(v), gather(v), scatter(v), alltoall(v), broadcast, barrier) did, as this
  * rank saw it. */
 typedef struct {
     int size;              /* ranks of the communicator */
@@ -459,7 +548,8 @@ typedef struct {
 /*
  * Fills `report`; `in_result` and `failed` (each NULL, or `size` ints) get
  * 1 for the ranks in S (for an allgather or at a gather's root: the valid
- * blocks; for a scatter: whether this rank's block arrived; at a reduce's
+ * blocks; for a scatter: whether this rank's block arrived; for an
+ * alltoall: the senders whose blocks arrived here; at a reduce's
  * root: the inputs its result combines), and for the ranks found dead
  * during the call. MPI_ERR_OTHER if
  * no fault-tolerant call has completed on `comm`.

@@ -21,6 +21,8 @@
     X(GATHERV,   "ftc_gatherv",   ftc_gatherv_module)         \
     X(SCATTERV,  "ftc_scatterv",  ftc_scatterv_module)         \
     X(SCATTER,   "ftc_scatter",   ftc_scatter_module)           \
-    X(REDUCE,    "ftc_reduce",    ftc_reduce_module)
+    X(REDUCE,    "ftc_reduce",    ftc_reduce_module)            \
+    X(ALLTOALL,  "ftc_alltoall",  ftc_alltoall_module)          \
+    X(ALLTOALLV, "ftc_alltoallv", ftc_alltoallv_module)
 
 #endif

@@ -5,8 +5,10 @@
  * (MPI_Scatter); each rank counts its households; rank 0 collects the
  * counts (MPI_Gather), the households' records (MPI_Gatherv) and the
  * total (MPI_Reduce); every rank learns every count (MPI_Allgather, and
- * the records by MPI_Allgatherv) and the total (MPI_Allreduce); a barrier
- * ends the round.
+ * the records by MPI_Allgatherv) and the total (MPI_Allreduce); every
+ * rank also hands every other rank its count (MPI_Alltoall) and its
+ * records (MPI_Alltoallv), as districts swapping tallies; a barrier ends
+ * the round.
  *
  * Its own exact check: rank r counts (round mod 3 + 1) x 4^r households,
  * so every total names the ranks it counted (its base-4 digits, each 0 or
@@ -63,6 +65,7 @@ typedef struct {
     long round;
     long long counts[MAX_RANKS], all_counts[MAX_RANKS];
     long long records[MAX_RANKS * MAX_RECORDS], all_records[MAX_RANKS * MAX_RECORDS];
+    long long swapped[MAX_RANKS], swapped_records[MAX_RANKS * MAX_RECORDS];
     int record_counts[MAX_RANKS], displs[MAX_RANKS];
     long long reduced;
 } collected;
@@ -90,6 +93,9 @@ static void check_round(const collected *c, uint64_t alive)
         check_block(c->round, "a count by MPI_Allgather", r, &c->all_counts[r], 1, alive);
         check_block(c->round, "a record by MPI_Allgatherv", r, &c->all_records[c->displs[r]],
                     records_of(r), alive);
+        check_block(c->round, "a count by MPI_Alltoall", r, &c->swapped[r], 1, alive);
+        check_block(c->round, "a record by MPI_Alltoallv", r,
+                    &c->swapped_records[c->displs[r]], records_of(r), alive);
         if (rank != 0)
             continue;
         check_block(c->round, "a count by MPI_Gather", r, &c->counts[r], 1, alive);
@@ -116,6 +122,26 @@ static uint64_t total_of(long round, uint64_t *alive_before)
     }
     *alive_before = alive;
     return alive;
+}
+
+/* Every rank hands every rank its count, and its records. */
+static void swap_tallies(collected *c, long long mine)
+{
+    long long counts[MAX_RANKS], records[MAX_RANKS * MAX_RECORDS];
+    int send_counts[MAX_RANKS], send_displs[MAX_RANKS];
+    for (int q = 0; q < size; q++) {
+        counts[q] = mine;
+        send_counts[q] = records_of(rank);
+        send_displs[q] = q * MAX_RECORDS;
+        c->swapped[q] = UNSET;
+    }
+    for (int i = 0; i < size * MAX_RECORDS; i++) {
+        records[i] = mine;
+        c->swapped_records[i] = UNSET;
+    }
+    MPI_Alltoall(counts, 1, MPI_LONG_LONG, c->swapped, 1, MPI_LONG_LONG, MPI_COMM_WORLD);
+    MPI_Alltoallv(records, send_counts, send_displs, MPI_LONG_LONG, c->swapped_records,
+                  c->record_counts, c->displs, MPI_LONG_LONG, MPI_COMM_WORLD);
 }
 
 static void take_round(long round, collected *c)
@@ -150,6 +176,7 @@ static void take_round(long round, collected *c)
     MPI_Allgather(&mine, 1, MPI_LONG_LONG, c->all_counts, 1, MPI_LONG_LONG, MPI_COMM_WORLD);
     MPI_Allgatherv(records, records_of(rank), MPI_LONG_LONG, c->all_records, c->record_counts,
                    c->displs, MPI_LONG_LONG, MPI_COMM_WORLD);
+    swap_tallies(c, mine);
     MPI_Barrier(MPI_COMM_WORLD);
 }
 

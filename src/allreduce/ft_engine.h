@@ -77,6 +77,10 @@ typedef enum {
      * out as ftc_route_table_bytes says: block_width bytes in all; a rank
      * that keeps none (any other) keeps 0 bytes */
     FTC_ROUTE_TO_OWNERS,
+    /* this rank's blocks for the others (an ftc_alltoall(v)'s row), laid
+     * out as FTC_ROUTE_TO_OWNERS's: block_width bytes in all, 0 when
+     * every block was acknowledged */
+    FTC_ROUTE_ALL_TO_ALL,
 } ftc_route;
 
 typedef struct {
@@ -111,11 +115,26 @@ int ftc_allreduce_attempt_completed(ftc_comm_t comm, long number, const ftc_hold
 int ftc_allreduce_resume(ftc_comm_t comm, long number, void *value, int count, MPI_Datatype type,
                          MPI_Op op, size_t bytes, const ftc_holdings *held);
 
+/* Where a rank's blocks for (or from) every rank lie: block r is
+ * counts[r] x type at base + displs[r] x extent (displs NULL: at base +
+ * r x stride x extent). */
+typedef struct {
+    char *base;
+    const int *counts;
+    const int *displs;
+    MPI_Aint stride;
+    MPI_Datatype type;
+    MPI_Aint extent;
+    int type_size;
+} ftc_block_places;
+
 /*
  * A call whose blocks go each to one rank: to the root (ftc_gatherv,
- * FTC_ROUTE_TO_ROOT) or from the root to their owners (ftc_scatterv,
- * FTC_ROUTE_TO_OWNERS). Only the root knows how large every block is, so
- * no vector of them can be laid out alike on every rank. The recovery
+ * FTC_ROUTE_TO_ROOT), from the root to their owners (ftc_scatterv,
+ * FTC_ROUTE_TO_OWNERS), or from every rank to every rank (ftc_alltoall(v),
+ * FTC_ROUTE_ALL_TO_ALL). Only the root knows how large every block is (or
+ * each rank its own row and column), so no vector of them can be laid out
+ * alike on every rank. The recovery
  * round sends each block of S that its destination, still inside the
  * call, lacks straight to it, typed at both ends, from the lowest other
  * survivor holding it (inside the call, or from the copy it kept),
@@ -123,7 +142,7 @@ int ftc_allreduce_resume(ftc_comm_t comm, long number, void *value, int count, M
  * needs nothing.
  */
 typedef struct {
-    ftc_route route;               /* FTC_ROUTE_TO_ROOT or FTC_ROUTE_TO_OWNERS */
+    ftc_route route;               /* FTC_ROUTE_TO_ROOT, _TO_OWNERS or _ALL_TO_ALL */
     int root;                      /* a rank of the communicator */
     /* the root's: rank r's block is counts[r] x type at
      * blocks + displs[r] x extent (its recvbuf for a gatherv, its sendbuf
@@ -141,12 +160,17 @@ typedef struct {
     void *recv;
     int own_count;
     MPI_Datatype own_type;
+    /* FTC_ROUTE_ALL_TO_ALL: `blocks` .. `type_size` are this rank's blocks
+     * for the others (its sendbuf), and here the others' land (recvbuf) */
+    ftc_block_places column;
 } ftc_routed_blocks;
 
 /* As ftc_allreduce_resume, for such a call. `held`: the owners whose
  * blocks this rank holds: at a gatherv's root those in place (its own
  * among them), elsewhere this rank while the root lives; at a scatterv's
- * root every rank, elsewhere this rank once its block arrived. The blocks
+ * root every rank, elsewhere this rank once its block arrived; in an
+ * alltoall the senders whose blocks for it arrived (itself among them: a
+ * rank holds its own row whole while inside the call). The blocks
  * that reach this rank as their destination are added to what it holds
  * (ftc_allreduce_result_includes says which). */
 int ftc_allreduce_resume_routed(ftc_comm_t comm, long number, const ftc_routed_blocks *blocks,

@@ -450,6 +450,72 @@ static int move_blocks(ftc_ft_call *c, const ftc_routed_blocks *b, const ftc_ft_
     return t.posted > 0 ? complete_batch(&t, rc) : rc;
 }
 
+/* ---- the same round for an alltoall's pairs ---- */
+
+static char *place_in(const ftc_block_places *p, int rank)
+{
+    const MPI_Aint at = p->displs ? (MPI_Aint)p->displs[rank] : (MPI_Aint)rank * p->stride;
+    return p->base + at * p->extent;
+}
+
+/* The block from `sender` arriving here, into its place in the column. */
+static int receive_pair(routed_batch *t, int sender)
+{
+    const ftc_block_places *column = &t->b->column;
+    t->expected[t->posted] = column->counts[sender] * column->type_size;
+    return ftc_p2p_irecv(place_in(column, sender), column->counts[sender], column->type,
+                         ftc_ft_epoch_rank(t->c->ft, sender), FTC_TAG_FT_BLOCKS,
+                         ftc_ft_epoch_comm(t->c->ft), &t->r[t->posted]);
+}
+
+/* This rank's block for `destination`, from its row (the send buffer, or
+ * the copies it kept). */
+static int send_pair(routed_batch *t, int destination)
+{
+    const ftc_routed_blocks *b = t->b;
+    if (!b->counts)
+        return ftc_fail(MPI_ERR_INTERN, "ftc_allreduce: rank %d kept no block for rank %d, "
+                        "which lacks it", t->c->comm->rank, destination);
+    const ftc_block_places row = { b->blocks, b->counts, b->displs, b->stride, b->type,
+                                   b->extent, b->type_size };
+    t->expected[t->posted] = -1;
+    ftc_ft_die_if_injected(t->c, FTC_INJECT_BEFORE_SEND, NULL);
+    return ftc_p2p_isend(place_in(&row, destination), b->counts[destination], b->type,
+                         ftc_ft_epoch_rank(t->c->ft, destination), FTC_TAG_FT_BLOCKS,
+                         ftc_ft_epoch_comm(t->c->ft), &t->r[t->posted]);
+}
+
+/* Every block a destination inside the call lacks, from its sender
+ * (ftc_recovery_pair_sender), the same plan on every participant; this
+ * rank sends its own row's and receives its column's. *got: the senders
+ * whose blocks arrived here. */
+static int move_pairs(ftc_ft_call *c, const ftc_routed_blocks *b, const ftc_ft_meeting *m,
+                      const ftc_holdings *values, const bool *participant, ftc_holdings *got)
+{
+    const int size = c->comm->size, me = c->comm->rank;
+    routed_batch t = { .c = c, .b = b, .first_peer = -1 };
+    int rc = MPI_SUCCESS;
+    for (int destination = 0; rc == MPI_SUCCESS && destination < size; destination++) {
+        if (!inside_call(m, destination))
+            continue;
+        for (int sender = 0; rc == MPI_SUCCESS && sender < size; sender++) {
+            if (ftc_recovery_pair_sender(size, participant, values, destination, sender) < 0
+                || (me != destination && me != sender))
+                continue;
+            const int peer = me == destination ? sender : destination;
+            t.first_peer = t.posted == 0 ? peer : t.first_peer;
+            t.receives = me == destination;
+            rc = me == destination ? receive_pair(&t, sender) : send_pair(&t, destination);
+            t.posted += rc == MPI_SUCCESS;
+            if (rc == MPI_SUCCESS && me == destination)
+                ftc_holdings_add(got, sender);
+            if (rc != MPI_SUCCESS || t.posted == FTC_FT_MAX_WAIT)
+                rc = complete_batch(&t, rc);
+        }
+    }
+    return t.posted > 0 ? complete_batch(&t, rc) : rc;
+}
+
 /*
  * The round of a call whose blocks go each to one rank: S is every block
  * a participant holds; each destination inside the call takes every block
@@ -476,7 +542,8 @@ static int run_routed(ftc_ft_call *c, const ftc_routed_blocks *b, const ftc_ft_m
     }
     c->step = FTC_INJECT_STEP_HANDOUT;
     if (rc == MPI_SUCCESS)
-        rc = move_blocks(c, b, m, values, participant, &got);
+        rc = b->route == FTC_ROUTE_ALL_TO_ALL ? move_pairs(c, b, m, values, participant, &got)
+                                              : move_blocks(c, b, m, values, participant, &got);
     if (rc == MPI_SUCCESS)
         ftc_holdings_unite(&c->held, &got);
     if (have_got)
@@ -535,8 +602,10 @@ static int run_kept(ftc_comm_t comm, ftc_ft_call *kept, const ftc_kept_result *k
 }
 
 /* Routed blocks, kept: a gatherv rank's own block for the root, packed;
- * a scatterv root's blocks for their owners, packed behind their table
- * (ftc_route_table_bytes); any other scatterv rank's nothing. */
+ * a scatterv root's blocks for their owners, and an alltoall rank's for
+ * the others, packed behind their table (ftc_route_table_bytes); any
+ * other scatterv rank's nothing, nor an alltoall rank's whose blocks were
+ * all acknowledged. */
 static ftc_routed_blocks kept_blocks(ftc_comm_t comm, const ftc_kept_result *k)
 {
     ftc_routed_blocks b = { .route = k->route, .root = k->root, .type = MPI_PACKED,
@@ -544,7 +613,8 @@ static ftc_routed_blocks kept_blocks(ftc_comm_t comm, const ftc_kept_result *k)
     if (k->route == FTC_ROUTE_TO_ROOT) {
         b.send = k->data;
         b.own_count = (int)k->block_width;
-    } else if (comm->rank == k->root && k->block_width >= ftc_route_table_bytes(comm->size)) {
+    } else if ((k->route == FTC_ROUTE_ALL_TO_ALL || comm->rank == k->root)
+               && k->block_width >= ftc_route_table_bytes(comm->size)) {
         b.counts = (const int *)(const void *)k->data;
         b.displs = b.counts + comm->size;
         b.blocks = k->data + ftc_route_table_bytes(comm->size);

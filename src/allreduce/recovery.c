@@ -101,3 +101,13 @@ int ftc_recovery_block_sender(int size, const bool *participant, const ftc_holdi
             return q;
     return -1;
 }
+
+int ftc_recovery_pair_sender(int size, const bool *participant, const ftc_holdings *held,
+                             int destination, int sender)
+{
+    if (sender < 0 || sender >= size || sender == destination || !participant[sender])
+        return -1;
+    if (participant[destination] && ftc_holdings_has(&held[destination], sender))
+        return -1;
+    return sender;
+}

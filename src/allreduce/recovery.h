@@ -68,4 +68,16 @@ void ftc_recovery_plan_destroy(ftc_recovery_plan *plan);
 int ftc_recovery_block_sender(int size, const bool *participant, const ftc_holdings *held,
                               int destination, int owner);
 
+/*
+ * The same for an alltoall, whose blocks are pairs: held[d] is the senders
+ * whose blocks for d are at d, and only a block's sender holds it besides
+ * (its row: inside the call its send buffer, past it the copy it kept,
+ * every block it kept none of having been acknowledged, so held at its
+ * destination). The block from `sender` that `destination` needs comes
+ * from `sender` itself: returns it, or -1 when the destination holds it
+ * or the sender takes no part (dead: the block is lost).
+ */
+int ftc_recovery_pair_sender(int size, const bool *participant, const ftc_holdings *held,
+                             int destination, int sender);
+
 #endif

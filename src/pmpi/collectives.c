@@ -8,8 +8,9 @@
  *                  to the program's error handler, as MPI's would
  *
  * After a process failure (ULFM) every one goes on over the survivors
- * inside ftcoll: MPI_Allgather(v) fills the blocks ftcoll reports valid (every
- * survivor's), leaving those of dead ranks as they were.
+ * inside ftcoll: MPI_Allgather(v) and MPI_Alltoall(v) fill the blocks ftcoll
+ * reports valid (every survivor's); those of dead ranks are left as they
+ * were, or partly written by a rank that died sending them.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -335,6 +336,50 @@ int MPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[]
     /* a survivor whose block died with the root fails alone where others
      * got theirs: not a uniform error */
     return finish(lc, comm, "MPI_Scatterv", rc, rc == FTC_ERR_STOPPED);
+}
+
+/* ---- MPI_Alltoall(v) --------------------------------------------------- */
+
+static void note_alltoall(layer_comm *lc)
+{
+    ftc_alltoall_choice choice;
+    layer_note_ft_call(lc);
+    if (ftc_alltoall_last_choice(lc->ftc, &choice) == MPI_SUCCESS)
+        lc->stats.alltoall_runs[choice.executed]++;
+}
+
+int MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                 int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
+{
+    layer_comm *lc = routed(comm, LAYER_ALLTOALL);
+    if (!lc)
+        return PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+    layer_depth++;
+    const int rc = ftc_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
+                                lc->ftc);
+    if (rc == MPI_SUCCESS)
+        note_alltoall(lc);
+    layer_depth--;
+    lc->stats.routed[LAYER_ALLTOALL]++;
+    return finish(lc, comm, "MPI_Alltoall", rc, rc == FTC_ERR_STOPPED);
+}
+
+int MPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                  MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                  const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
+{
+    layer_comm *lc = routed(comm, LAYER_ALLTOALLV);
+    if (!lc)
+        return PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts,
+                              rdispls, recvtype, comm);
+    layer_depth++;
+    const int rc = ftc_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts,
+                                 rdispls, recvtype, lc->ftc);
+    if (rc == MPI_SUCCESS)
+        note_alltoall(lc);
+    layer_depth--;
+    lc->stats.routed[LAYER_ALLTOALLV]++;
+    return finish(lc, comm, "MPI_Alltoallv", rc, rc == FTC_ERR_STOPPED);
 }
 
 /* ---- MPI_Bcast and MPI_Barrier ----------------------------------------- */

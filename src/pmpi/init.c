@@ -3,8 +3,9 @@
  * and its own settings:
  *
  *   FTCOLL_NATIVE="bcast,barrier"  collectives left to MPI (default: none;
- *                                  allreduce, allgather, allgatherv,
- *                                  gather(v), scatter(v), bcast, barrier)
+ *                                  allreduce, reduce, allgather,
+ *                                  allgatherv, gather(v), scatter(v),
+ *                                  alltoall(v), bcast, barrier)
  *   FTCOLL_REPORT=DIR              write this process's summary there at exit
  *
  * The FTCOLL_* settings of ftcoll itself (FTCOLL_GUARD, ...) are read when
@@ -29,7 +30,8 @@ const char *layer_kind_name(layer_kind kind)
 {
     static const char *const names[LAYER_KINDS] = { "allreduce", "allgather", "bcast", "barrier",
                                                     "allgatherv", "gather", "gatherv",
-                                                    "scatterv", "scatter", "reduce" };
+                                                    "scatterv", "scatter", "reduce", "alltoall",
+                                                    "alltoallv" };
     return names[kind];
 }
 
@@ -49,7 +51,7 @@ bool layer_parse_native(const char *text, bool native[LAYER_KINDS], char *why, s
         if (k == LAYER_KINDS) {
             snprintf(why, why_size, "unknown collective \"%.*s\" (expected a comma-separated "
                      "list of allreduce, reduce, allgather, allgatherv, gather, gatherv, "
-                     "scatter, scatterv, bcast, barrier)", (int)len, at);
+                     "scatter, scatterv, alltoall, alltoallv, bcast, barrier)", (int)len, at);
             return false;
         }
         native[k] = true;

@@ -7,7 +7,7 @@
  *   comms.c        one layer_comm per communicator the program used in a
  *                  collective: its ftcoll communicator, made on first use
  *   collectives.c  MPI_Allreduce, MPI_Reduce, MPI_Allgather(v), MPI_Gather(v),
- *                  MPI_Scatter(v), MPI_Bcast, MPI_Barrier
+ *                  MPI_Scatter(v), MPI_Alltoall(v), MPI_Bcast, MPI_Barrier
  *   summary.c      what the layer did, per process, for ftcrun's summary
  *
  * ftcoll itself calls MPI: while a thread is inside ftcoll (layer_depth > 0)
@@ -33,7 +33,9 @@ typedef enum {
     LAYER_SCATTERV = 7,
     LAYER_SCATTER = 8,
     LAYER_REDUCE = 9,
-    LAYER_KINDS = 10
+    LAYER_ALLTOALL = 10,
+    LAYER_ALLTOALLV = 11,
+    LAYER_KINDS = 12
 } layer_kind;
 
 const char *layer_kind_name(layer_kind kind);   /* "allreduce", ... */
@@ -44,6 +46,7 @@ typedef struct {
     long allgather_runs[FTC_ALLGATHER_ALGORITHM_COUNT];   /* by executed algorithm */
     long allgatherv_runs[FTC_ALLGATHERV_ALGORITHM_COUNT];
     long gather_runs[FTC_GATHER_ALGORITHM_COUNT];
+    long alltoall_runs[FTC_ALLTOALL_ALGORITHM_COUNT];   /* alltoalls and alltoallvs */
     long recovery_rounds;              /* of the fault-tolerant engine */
     long checkins, stops, warnings;    /* guard */
     long tree_calls;                   /* broadcasts over a tree (FTCOLL_BCAST, FTCOLL_TOPOLOGY) */

@@ -36,6 +36,8 @@ void layer_summary_add(const layer_stats *s)
         total.allgatherv_runs[a] += s->allgatherv_runs[a];
     for (int a = 0; a < FTC_GATHER_ALGORITHM_COUNT; a++)
         total.gather_runs[a] += s->gather_runs[a];
+    for (int a = 0; a < FTC_ALLTOALL_ALGORITHM_COUNT; a++)
+        total.alltoall_runs[a] += s->alltoall_runs[a];
     total.recovery_rounds += s->recovery_rounds;
     total.checkins += s->checkins;
     total.stops += s->stops;
@@ -106,6 +108,11 @@ void layer_summary_write(int status)
         if (total.gather_runs[a])
             fprintf(f, "gather.%s=%ld\n", ftc_gather_algorithm_name((ftc_gather_algorithm)a),
                     total.gather_runs[a]);
+    for (int a = 0; a < FTC_ALLTOALL_ALGORITHM_COUNT; a++)
+        if (total.alltoall_runs[a])
+            fprintf(f, "alltoall.%s=%ld\n",
+                    ftc_alltoall_algorithm_name((ftc_alltoall_algorithm)a),
+                    total.alltoall_runs[a]);
     fprintf(f, "recovery_rounds=%ld\ncheckins=%ld\nstops=%ld\nwarnings=%ld\n",
             total.recovery_rounds, total.checkins, total.stops, total.warnings);
     if (total.tree_calls)

@@ -110,6 +110,7 @@ set(FTCOLL_GATHER_OK "gather p=[0-9]+: [0-9]+ cases, all elements checked")
 set(FTCOLL_GATHERV_OK "gatherv p=[0-9]+: [0-9]+ cases, all elements checked")
 set(FTCOLL_SCATTERV_OK "scatterv p=[0-9]+: [0-9]+ cases, all elements checked")
 set(FTCOLL_REDUCE_OK "reduce p=[0-9]+: [0-9]+ cases, all elements checked")
+set(FTCOLL_ALLTOALL_OK "alltoall p=[0-9]+: [0-9]+ cases, all elements checked")
 set(FTCOLL_ALLREDUCE_OK "allreduce p=[0-9]+: [0-9]+ cases, all elements checked")
 set(FTCOLL_BCAST_OK "bcast p=[0-9]+: [0-9]+ cases, all elements checked")
 set(FTCOLL_ERRORS_OK "errors p=[0-9]+: all checks passed")
@@ -286,7 +287,7 @@ endfunction()
 # labelled <label>.
 function(ftcoll_mpi_suite label library large_max_procs procs_var)
   foreach(program test_allgather test_allgatherv test_gather test_gatherv test_scatterv
-                  test_reduce test_errors
+                  test_reduce test_alltoall test_errors
                   test_env test_allreduce
                   test_bcast test_guard)
     ftcoll_mpi_program(${label}_${program} ${program}.c ${library} ${ARGN})
@@ -305,6 +306,8 @@ function(ftcoll_mpi_suite label library large_max_procs procs_var)
                     LABEL ${label} EXPECT "${FTCOLL_SCATTERV_OK}")
     ftcoll_mpi_test(${label}.reduce.${suffix} ${procs} ${label}_test_reduce
                     LABEL ${label} EXPECT "${FTCOLL_REDUCE_OK}")
+    ftcoll_mpi_test(${label}.alltoall.${suffix} ${procs} ${label}_test_alltoall
+                    LABEL ${label} EXPECT "${FTCOLL_ALLTOALL_OK}")
   endforeach()
   # a linear gather's root passes its word to more children than one wait
   # takes (ULFM: three or more ranks keep copies, and large calls pass the word)
@@ -317,6 +320,8 @@ function(ftcoll_mpi_suite label library large_max_procs procs_var)
                     EXPECT "${FTCOLL_SCATTERV_OK}" ARGS --quick)
     ftcoll_mpi_test(${label}.reduce.p34 34 ${label}_test_reduce LABEL ${label}
                     EXPECT "${FTCOLL_REDUCE_OK}" ARGS --quick)
+    ftcoll_mpi_test(${label}.alltoall.p34 34 ${label}_test_alltoall LABEL ${label}
+                    EXPECT "${FTCOLL_ALLTOALL_OK}" ARGS --quick)
   endif()
   ftcoll_allreduce_tests(${label} ${label}_test_allreduce ${label} ${large_max_procs}
                          ${${procs_var}})
@@ -396,6 +401,9 @@ if(FTCOLL_SANITIZERS)
     ftcoll_mpi_program(asan_test_gather_kill test_gather_kill.c ftcoll_asan SANITIZED)
     ftcoll_kill_table(asan.gather_kill_table asan asan_test_gather_kill
                       gather_kill_scenarios.txt ENV ${FTCOLL_ASAN_ENV})
+    ftcoll_mpi_program(asan_test_alltoall_kill test_alltoall_kill.c ftcoll_asan SANITIZED)
+    ftcoll_kill_table(asan.alltoall_kill_table asan asan_test_alltoall_kill
+                      alltoall_kill_scenarios.txt ENV ${FTCOLL_ASAN_ENV})
     ftcoll_mpi_program(asan_test_gatherv_kill test_gatherv_kill.c ftcoll_asan SANITIZED)
     ftcoll_kill_table(asan.gatherv_kill_table asan asan_test_gatherv_kill
                       gatherv_kill_scenarios.txt ENV ${FTCOLL_ASAN_ENV})
@@ -441,6 +449,10 @@ if(FTCOLL_VALGRIND AND VALGRIND)
   # And one reduce run (p = 3: every root, copies kept and the word).
   ftcoll_mpi_test(valgrind.reduce.p03 3 mpi_test_reduce LABEL valgrind
     EXPECT "${FTCOLL_REDUCE_OK}" LAUNCH_WRAPPER ${ftcoll_memcheck})
+  # And one alltoall run (p = 3: both algorithms, copies kept and
+  # acknowledgements, in place).
+  ftcoll_mpi_test(valgrind.alltoall.p03 3 mpi_test_alltoall LABEL valgrind
+    EXPECT "${FTCOLL_ALLTOALL_OK}" LAUNCH_WRAPPER ${ftcoll_memcheck})
   # And one allreduce run (p = 3: a fold), its large cases cut to 5000 elements.
   ftcoll_mpi_test(valgrind.allreduce.p03 3 mpi_test_allreduce LABEL valgrind
     EXPECT "${FTCOLL_ALLREDUCE_OK}" LAUNCH_WRAPPER ${ftcoll_memcheck} ARGS --large 5000)
@@ -480,6 +492,12 @@ if(FTCOLL_HAVE_ULFM)
   # before and after their block, late receivers served from the root's
   # copies, the acknowledgements and the word (scatterv_kill_scenarios.txt,
   # test_scatterv_kill.c).
+  # ftc_alltoall(v): ranks entering, once their blocks arrived, in the
+  # acknowledgements, two deaths, a death in the recovery, both algorithms
+  # (alltoall_kill_scenarios.txt, test_alltoall_kill.c).
+  ftcoll_mpi_program(mpi_test_alltoall_kill test_alltoall_kill.c ftcoll_static)
+  ftcoll_kill_table(mpi.alltoall_kill_table mpi mpi_test_alltoall_kill
+                    alltoall_kill_scenarios.txt)
   ftcoll_mpi_program(mpi_test_scatterv_kill test_scatterv_kill.c ftcoll_static)
   ftcoll_kill_table(mpi.scatterv_kill_table mpi mpi_test_scatterv_kill
                     scatterv_kill_scenarios.txt)

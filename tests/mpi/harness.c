@@ -145,3 +145,21 @@ int check_recovered_calls(ftc_comm_t comm, long *before, int recovery_rounds, in
     *before = now;
     return wrong;
 }
+
+uint64_t survivor_ranks(MPI_Comm survivors)
+{
+    MPI_Group world_group, group;
+    MPI_Comm_group(MPI_COMM_WORLD, &world_group);
+    MPI_Comm_group(survivors, &group);
+    int n;
+    MPI_Group_size(group, &n);
+    uint64_t set = 0;
+    for (int i = 0; i < n; i++) {
+        int r;
+        MPI_Group_translate_ranks(group, 1, &i, world_group, &r);
+        set |= (uint64_t)1 << r;
+    }
+    MPI_Group_free(&group);
+    MPI_Group_free(&world_group);
+    return set;
+}

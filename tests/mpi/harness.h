@@ -34,6 +34,9 @@ int check_recovered_calls(ftc_comm_t comm, long *before, int recovery_rounds, in
 /* The ranks of `comm` (p of them, at most 64) it knows dead now, as a bitmap. */
 uint64_t known_dead_ranks(ftc_comm_t comm, int p);
 
+/* The ranks of MPI_COMM_WORLD in `survivors` (at most 64), as a bitmap. */
+uint64_t survivor_ranks(MPI_Comm survivors);
+
 /* The last call's S (ftc_allreduce_last_report's in_result) as a bitmap
  * in *set, its recovery rounds checked by check_recovered_calls (`before`
  * as there). Returns 1, with a FAIL line, when there is no report or the

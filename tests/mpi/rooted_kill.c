@@ -55,25 +55,6 @@ int rooted_check_outcome(ftc_comm_t comm, int rc, int rank, int p, int call, int
     return wrong;
 }
 
-/* The survivors as a bitmap of the original ranks. */
-static uint64_t survivors_of(MPI_Comm survivors)
-{
-    MPI_Group world_group, group;
-    MPI_Comm_group(MPI_COMM_WORLD, &world_group);
-    MPI_Comm_group(survivors, &group);
-    int n;
-    MPI_Group_size(group, &n);
-    uint64_t set = 0;
-    for (int i = 0; i < n; i++) {
-        int r;
-        MPI_Group_translate_ranks(group, 1, &i, world_group, &r);
-        set |= (uint64_t)1 << r;
-    }
-    MPI_Group_free(&group);
-    MPI_Group_free(&world_group);
-    return set;
-}
-
 /* The calls whose root survived and whose blocks missed a survivor. */
 static int check_survivors(int rank, bool reporter, int p, const uint64_t *valid,
                            const uint64_t *united, uint64_t alive, rooted_direction direction)
@@ -115,7 +96,7 @@ _Noreturn void rooted_kill_run(const char *name, rooted_check check, rooted_dire
     uint64_t at_roots[ROOTED_CALLS];
     MPI_Comm_size(survivors, &n);
     MPI_Comm_rank(survivors, &reporter);
-    const uint64_t alive = survivors_of(survivors);
+    const uint64_t alive = survivor_ranks(survivors);
     MPI_Allreduce(valid, at_roots, ROOTED_CALLS, MPI_UINT64_T, MPI_BOR, survivors);
     wrong += check_survivors(rank, reporter == 0, p, valid, at_roots, alive, direction);
     MPI_Allreduce(&wrong, &total_wrong, 1, MPI_INT, MPI_SUM, survivors);

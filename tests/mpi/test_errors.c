@@ -647,6 +647,73 @@ static int check_reduce_arguments(ftc_comm_t comm, int rank, int p)
     return f;
 }
 
+static int check_alltoall_arguments(ftc_comm_t comm, int rank, int p)
+{
+    enum { MAX = 64 };
+    int send[2 * MAX] = { 0 }, recv[3 * MAX] = { 0 }, counts[MAX], displs[MAX], big[MAX];
+    for (int r = 0; r < p; r++) {
+        counts[r] = 2;
+        big[r] = 3;
+        displs[r] = 2 * (p - 1 - r);   /* reversed */
+    }
+    int f = expect_error("ftc_alltoall with a negative sendcount",
+                         ftc_alltoall(send, -1, MPI_INT, recv, 2, MPI_INT, comm), MPI_ERR_COUNT,
+                         "sendcount");
+    f += expect_error("ftc_alltoall into a NULL buffer",
+                      ftc_alltoall(send, 2, MPI_INT, NULL, 2, MPI_INT, comm), MPI_ERR_BUFFER,
+                      "recvbuf");
+    f += expect_error("ftc_alltoall into MPI_IN_PLACE",
+                      ftc_alltoall(send, 2, MPI_INT, MPI_IN_PLACE, 2, MPI_INT, comm),
+                      MPI_ERR_BUFFER, "MPI_IN_PLACE");
+    f += expect_error("ftc_alltoall with a NULL type",
+                      ftc_alltoall(send, 2, MPI_DATATYPE_NULL, recv, 2, MPI_INT, comm),
+                      MPI_ERR_TYPE, NULL);
+    f += expect_error("ftc_alltoall, send and receive blocks differ",
+                      ftc_alltoall(send, 2, MPI_INT, recv, 3, MPI_INT, comm), MPI_ERR_ARG,
+                      "differs");
+    f += expect_error("ftc_alltoall on a NULL ftc_comm_t",
+                      ftc_alltoall(send, 2, MPI_INT, recv, 2, MPI_INT, NULL), MPI_ERR_COMM, NULL);
+    f += expect_error("ftc_alltoallv with NULL sendcounts",
+                      ftc_alltoallv(send, NULL, displs, MPI_INT, recv, counts, displs, MPI_INT,
+                                    comm), MPI_ERR_ARG, "sendcounts");
+    f += expect_error("ftc_alltoallv with NULL rdispls",
+                      ftc_alltoallv(send, counts, displs, MPI_INT, recv, counts, NULL, MPI_INT,
+                                    comm), MPI_ERR_ARG, "rdispls");
+    counts[p - 1] = -1;
+    f += expect_error("ftc_alltoallv with a negative recvcounts entry",
+                      ftc_alltoallv(send, big, displs, MPI_INT, recv, counts, displs, MPI_INT,
+                                    comm), MPI_ERR_COUNT, "recvcounts");
+    counts[p - 1] = 2;
+    f += expect_error("ftc_alltoallv, its own block differs",
+                      ftc_alltoallv(send, big, displs, MPI_INT, recv, counts, displs, MPI_INT,
+                                    comm), MPI_ERR_ARG, "own block");
+    f += expect_error("ftc_alltoallv on a NULL ftc_comm_t",
+                      ftc_alltoallv(send, counts, displs, MPI_INT, recv, counts, displs, MPI_INT,
+                                    NULL), MPI_ERR_COMM, NULL);
+    if (p > 1) {   /* rank 1 takes 3 ints from rank 0, which sends 2: its error alone */
+        int takes[MAX], at[MAX];
+        for (int r = 0; r < p; r++) {
+            takes[r] = rank == 1 && r == 0 ? 3 : 2;
+            at[r] = 3 * r;
+        }
+        const int rc = ftc_alltoallv(send, counts, displs, MPI_INT, recv, takes, at, MPI_INT,
+                                     comm);
+        f += rank == 1 ? expect_error("ftc_alltoallv, a block of the wrong size", rc,
+                                      MPI_ERR_TRUNCATE, "rank 0's block")
+                       : expect_success("ftc_alltoallv beside a block of the wrong size", rc);
+    }
+    /* and a good call still works after them all */
+    for (int r = 0; r < p; r++)
+        for (int i = 0; i < 2; i++)
+            send[2 * r + i] = (rank * 100 + r) * 10 + i;
+    f += expect_success("ftc_alltoall after the errors",
+                        ftc_alltoall(send, 2, MPI_INT, recv, 2, MPI_INT, comm));
+    for (int r = 0; r < p; r++)
+        for (int i = 0; i < 2; i++)
+            f += expect_true("ftc_alltoall's result", recv[2 * r + i] == (r * 100 + rank) * 10 + i);
+    return f;
+}
+
 static int check_gatherv_arguments(ftc_comm_t comm, int rank, int p)
 {
     int send[4] = { 0 }, recv[4 * 64], counts[64], displs[64];
@@ -921,6 +988,7 @@ int main(int argc, char **argv)
     f += check_scatterv_arguments(comm, my_rank, p);
     f += check_scatter_arguments(comm, my_rank, p);
     f += check_reduce_arguments(comm, my_rank, p);
+    f += check_alltoall_arguments(comm, my_rank, p);
     f += check_fault_tolerance_api(comm, p);
     f += expect_success("ftc_comm_free", ftc_comm_free(&comm));
     f += expect_true("ftc_comm_free sets the handle to NULL", comm == NULL);

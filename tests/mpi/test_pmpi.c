@@ -287,6 +287,62 @@ static void sum_of_pairs(void *in, void *inout, int *len, MPI_Datatype *type)
         b[i] += a[i];
 }
 
+/* MPI_Alltoall and MPI_Alltoallv, in place and not; a derived type too. */
+static void check_alltoall(MPI_Comm comm)
+{
+    int me, p;
+    MPI_Comm_rank(comm, &me);
+    MPI_Comm_size(comm, &p);
+    enum { N = 3, MAX = 64 };
+    if (p > MAX)
+        return;
+    int send[N * MAX], recv[N * MAX], counts[MAX], displs[MAX];
+    for (int in_place = 0; in_place < 2; in_place++) {
+        for (int r = 0; r < p; r++)
+            for (int i = 0; i < N; i++) {
+                send[r * N + i] = (me * 100 + r) * 10 + i;
+                recv[r * N + i] = in_place ? send[r * N + i] : -5;
+            }
+        MPI_Alltoall(in_place ? MPI_IN_PLACE : send, N, MPI_INT, recv, N, MPI_INT, comm);
+        for (int r = 0; r < p; r++)
+            for (int i = 0; i < N; i++)
+                expect(recv[r * N + i] == (r * 100 + me) * 10 + i,
+                       in_place ? "alltoall in place" : "alltoall", recv[r * N + i],
+                       (r * 100 + me) * 10 + i);
+        /* rank r gets (me + r) % N ints from this rank, at places in reverse order */
+        for (int r = 0, at = 0; r < p; r++) {
+            const int q = p - 1 - r;
+            counts[q] = (me + q) % N;
+            displs[q] = at;
+            at += N;
+        }
+        for (int r = 0; r < p; r++)
+            for (int i = 0; i < N; i++) {
+                send[displs[r] + i] = (me * 100 + r) * 10 + i;
+                recv[displs[r] + i] = in_place && i < counts[r] ? send[displs[r] + i] : -5;
+            }
+        MPI_Alltoallv(in_place ? MPI_IN_PLACE : send, counts, displs, MPI_INT, recv, counts,
+                      displs, MPI_INT, comm);
+        for (int r = 0; r < p; r++)
+            for (int i = 0; i < N; i++) {
+                const int want = i < counts[r] ? (r * 100 + me) * 10 + i : -5;
+                expect(recv[displs[r] + i] == want,
+                       in_place ? "alltoallv in place" : "alltoallv", recv[displs[r] + i], want);
+            }
+    }
+    MPI_Datatype pair;
+    MPI_Type_contiguous(2, MPI_INT, &pair);
+    MPI_Type_commit(&pair);
+    for (int i = 0; i < 2 * p; i++)
+        send[i] = me * 1000 + i;
+    MPI_Alltoall(send, 1, pair, recv, 2, MPI_INT, comm);
+    for (int r = 0; r < p; r++)
+        for (int i = 0; i < 2; i++)
+            expect(recv[2 * r + i] == r * 1000 + 2 * me + i, "alltoall pair", recv[2 * r + i],
+                   r * 1000 + 2 * me + i);
+    MPI_Type_free(&pair);
+}
+
 static void check_reduce(MPI_Comm comm)
 {
     int me, p;
@@ -452,6 +508,7 @@ static void check_communicators(void)
         check_gatherv(half);
         check_scatterv(half);
         check_reduce(half);
+        check_alltoall(half);
         MPI_Comm_dup(half, &copy);
         check_bcast(copy);
         MPI_Barrier(copy);
@@ -517,6 +574,7 @@ int main(int argc, char **argv)
     check_allgather(MPI_COMM_WORLD);
     check_allgatherv(MPI_COMM_WORLD);
     check_reduce(MPI_COMM_WORLD);
+    check_alltoall(MPI_COMM_WORLD);
     check_bcast(MPI_COMM_WORLD);
     MPI_Barrier(MPI_COMM_WORLD);
     check_communicators();

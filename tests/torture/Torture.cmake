@@ -2,7 +2,7 @@
 # tests/CMakeLists.txt.
 #
 #   torture_api    ftc_allreduce (or ftc_bcast, ftc_allgather(v), ftc_gather(v), ftc_scatter(v),
-#                  ftc_reduce)
+#                  ftc_reduce, ftc_alltoall(v))
 #                  through ftcoll's
 #                  API, every element checked
 #   torture_pmpi   a plain MPI program, for ftcrun (the PMPI layer)
@@ -13,9 +13,10 @@
 # torture.bounded (label torture) runs FTCOLL_TORTURE_JOBS jobs over p = 2..16
 # (about 2 s a job on two cores when nothing hangs; a hang costs the job's
 # time limit), torture.allgather, torture.allgatherv, torture.gather,
-# torture.gatherv, torture.scatterv and torture.reduce a third as many each
-# of back-to-back allgathers, allgathervs, gathers, gathervs, scatter(v)s
-# and reduces.
+# torture.gatherv, torture.scatterv, torture.reduce, torture.alltoall and
+# torture.alltoallv a third as many each of back-to-back allgathers,
+# allgathervs, gathers, gathervs, scatter(v)s, reduces, alltoalls and
+# alltoallvs.
 # `make torture TORTURE_JOBS=1000` runs a long one.
 if(NOT FTCOLL_HAVE_ULFM)
   return()
@@ -80,10 +81,23 @@ add_test(NAME torture.reduce
           --time-limit ${FTCOLL_TORTURE_TIME_LIMIT} --build ${PROJECT_BINARY_DIR}
           --mpi-prefix ${FTCOLL_MPI_PREFIX_DIR}
           --keep-logs ${CMAKE_CURRENT_BINARY_DIR}/torture-logs-reduce)
+add_test(NAME torture.alltoall
+  COMMAND ${torture_dir}/torture.py --jobs ${torture_allgather_jobs}
+          --seed ${FTCOLL_TORTURE_SEED} --collective alltoall
+          --time-limit ${FTCOLL_TORTURE_TIME_LIMIT} --build ${PROJECT_BINARY_DIR}
+          --mpi-prefix ${FTCOLL_MPI_PREFIX_DIR}
+          --keep-logs ${CMAKE_CURRENT_BINARY_DIR}/torture-logs-alltoall)
+add_test(NAME torture.alltoallv
+  COMMAND ${torture_dir}/torture.py --jobs ${torture_allgather_jobs}
+          --seed ${FTCOLL_TORTURE_SEED} --collective alltoallv
+          --time-limit ${FTCOLL_TORTURE_TIME_LIMIT} --build ${PROJECT_BINARY_DIR}
+          --mpi-prefix ${FTCOLL_MPI_PREFIX_DIR}
+          --keep-logs ${CMAKE_CURRENT_BINARY_DIR}/torture-logs-alltoallv)
 # Every job oversubscribes both cores and runs against a time limit, and
 # the calibration times failure-free runs: nothing else runs beside it.
 set_tests_properties(torture.bounded torture.allgather torture.allgatherv torture.gather
-                     torture.gatherv torture.scatterv torture.reduce
+                     torture.gatherv torture.scatterv torture.reduce torture.alltoall
+                     torture.alltoallv
   PROPERTIES
   LABELS torture
   TIMEOUT 900

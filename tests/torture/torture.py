@@ -45,6 +45,7 @@ ALLGATHER_ALGORITHMS = ["linear", "bruck", "recursive_doubling", "ring", "neighb
                         "two_proc", "sparbit"]
 ALLGATHERV_ALGORITHMS = ["linear", "bruck", "ring", "neighbor_exchange", "two_proc", "sparbit"]
 GATHER_ALGORITHMS = ["basic_linear", "binomial", "linear_sync"]
+ALLTOALL_ALGORITHMS = ["linear", "pairwise"]
 CALIBRATION_CALLS = 400
 MAX_CALLS = 50000
 
@@ -101,7 +102,7 @@ def parse_args(argv):
     ap.add_argument("--length", type=int, default=0,
                     help="one fixed vector length for every call (default: cycle)")
     ap.add_argument("--collective", choices=["allreduce", "bcast", "allgather", "allgatherv", "gather",
-                             "gatherv", "scatterv", "reduce"],
+                             "gatherv", "scatterv", "reduce", "alltoall", "alltoallv"],
                     default="allreduce",
                     help="what torture_api calls back to back: ftc_allreduce (with a "
                          "broadcast and a barrier every 16 calls), ftc_bcast from "
@@ -112,7 +113,9 @@ def parse_args(argv):
                          "or ftc_gather of such blocks to a root that moves from call to "
                          "call, or ftc_gatherv of the allgatherv's blocks to such a root, "
                          "or ftc_scatterv of them from such a root, or ftc_reduce of the "
-                         "allreduce's vectors to such a root (default allreduce)")
+                         "allreduce's vectors to such a root, or ftc_alltoall of such "
+                         "blocks, every other call in place, or ftc_alltoallv of blocks "
+                         "some shorter or empty (default allreduce)")
     ap.add_argument("--keep-all", action="store_true",
                     help="with --keep-logs: keep every job's log, not only failing ones'")
     ap.add_argument("--verbose", action="store_true", help="print every job's reasons")
@@ -508,10 +511,11 @@ def plan_job(args, job):
     allgather = rng.choice(ALLGATHER_ALGORITHMS) if rng.random() < 0.5 else "auto"
     allgatherv = rng.choice(ALLGATHERV_ALGORITHMS) if rng.random() < 0.5 else "auto"
     gather = rng.choice(GATHER_ALGORITHMS) if rng.random() < 0.5 else "auto"
+    alltoall = rng.choice(ALLTOALL_ALGORITHMS) if rng.random() < 0.5 else "auto"
     return {"job": job, "p": p, "program": program, "after": after, "variation": variation,
             "victims": victims, "fractions": fractions, "jitters": jitters, "gaps": gaps,
             "bcast_plan": bcast_plan, "bcast_confirm": bcast_confirm, "allgather": allgather,
-            "allgatherv": allgatherv, "gather": gather}
+            "allgatherv": allgatherv, "gather": gather, "alltoall": alltoall}
 
 
 def kill_schedule(plan, calls, seconds_per_call):
@@ -646,7 +650,8 @@ def run_job(args, env, calibrator, plan):
                    FTCOLL_BCAST_CONFIRM=plan["bcast_confirm"],
                    FTCOLL_ALLGATHER_ALGORITHM=plan["allgather"],
                    FTCOLL_ALLGATHERV_ALGORITHM=plan["allgatherv"],
-                   FTCOLL_GATHER_ALGORITHM=plan["gather"])
+                   FTCOLL_GATHER_ALGORITHM=plan["gather"],
+                   FTCOLL_ALLTOALL_ALGORITHM=plan["alltoall"])
     with tempfile.TemporaryDirectory(prefix="torture-") as workdir:
         res = launch(args, job_env, workdir, program, p, calls, plan["after"], schedule)
     verdict, reasons = judge(program, p, calls, res, args.tag_window)
@@ -661,6 +666,8 @@ def run_job(args, env, calibrator, plan):
         what += " FTCOLL_ALLGATHERV_ALGORITHM=" + plan["allgatherv"]
     if plan["gather"] != "auto":
         what += " FTCOLL_GATHER_ALGORITHM=" + plan["gather"]
+    if plan["alltoall"] != "auto":
+        what += " FTCOLL_ALLTOALL_ALGORITHM=" + plan["alltoall"]
     notes = res["stderr"].count("MPI_Finalize still waits")
     line = "job %d p=%d %s calls=%d kills=[%s] (%s) %s %.1fs%s" % (
         plan["job"], p, what, calls, describe_kills(res, schedule), plan["variation"],

@@ -50,9 +50,17 @@
  * the others have nothing to check but MPI_SUCCESS. One checked
  * ftc_allreduce ends the loop.
  *
+ * With --collective alltoall every call is an ftc_alltoall of the
+ * allgather's lengths, every other one in place; with alltoallv an
+ * ftc_alltoallv of blocks some shorter or empty, in reverse rank order.
+ * Every rank checks every block the report says valid exact, that those
+ * hold every rank not reported dead, the block of every rank known dead
+ * before the call untouched (in place: as it was), and its send buffer
+ * unchanged. One checked ftc_allreduce ends the loop.
+ *
  * Usage: torture_api CALLS [--length N] [--after none|allgather|survivors|both]
  *                    [--collective allreduce|bcast|allgather|allgatherv|gather|gatherv|
- *                                  scatterv|reduce]
+ *                                  scatterv|reduce|alltoall|alltoallv]
  * Environment: TORTURE_PIDS, TORTURE_STARTED, TORTURE_PROGRESS (the pids,
  * the start of the calls and each rank's call number, for the driver: see
  * torture_launch.h).
@@ -103,7 +111,8 @@ typedef enum {
 typedef enum { AFTER_NONE, AFTER_ALLGATHER, AFTER_SURVIVORS, AFTER_BOTH } after_loop;
 
 typedef enum { LOOP_ALLREDUCE, LOOP_BCAST, LOOP_ALLGATHER, LOOP_ALLGATHERV,
-               LOOP_GATHER, LOOP_GATHERV, LOOP_SCATTERV, LOOP_REDUCE } loop_collective;
+               LOOP_GATHER, LOOP_GATHERV, LOOP_SCATTERV, LOOP_REDUCE, LOOP_ALLTOALL,
+               LOOP_ALLTOALLV } loop_collective;
 
 typedef struct {
     int calls;
@@ -744,6 +753,110 @@ static int torture_scatter_loop_call(ftc_comm_t comm, run_state *st, const optio
     return 0;
 }
 
+/* --collective alltoall(v): block r of a call (n ints, or for an
+ * alltoallv n - (from + to) mod 4, none for (from + to) = 1 mod 3 on every
+ * third call: the same both ways, so in place too) in region r of n ints,
+ * regions in reverse rank order for an alltoallv; in place every other
+ * call. */
+static int alltoall_count(int call, int n, bool as_v, int from, int to)
+{
+    if (!as_v)
+        return n;
+    if (call % 3 == 0 && (from + to) % 3 == 1)
+        return 0;
+    return n > (from + to) % 4 ? n - (from + to) % 4 : 0;
+}
+
+static int alltoall_region(int r, int p, bool as_v) { return as_v ? p - 1 - r : r; }
+
+static int alltoall_element(int from, int to, int call, int i)
+{
+    return input_int(from, call, to * ALLGATHER_MAX_LENGTH + i);
+}
+
+/* This rank's blocks from (or, `sending`, to) every rank, UNTOUCHED around them. */
+static void alltoall_fill(const run_state *st, int call, int n, bool as_v, bool sending,
+                          int *buf)
+{
+    for (int r = 0; r < st->p; r++) {
+        int *region = buf + (size_t)alltoall_region(r, st->p, as_v) * (size_t)n;
+        const int count = alltoall_count(call, n, as_v, st->rank, r);
+        for (int i = 0; i < n; i++)
+            region[i] = i >= count ? UNTOUCHED
+                      : sending ? alltoall_element(st->rank, r, call, i)
+                                : alltoall_element(r, st->rank, call, i);
+    }
+}
+
+/* Every valid block exact, the block of every rank known dead before the
+ * call untouched (one that died during it is undefined), the send buffer
+ * unchanged, and every rank not reported dead among the valid. */
+static int check_exchanged(const run_state *st, int call, int n, bool as_v, uint64_t s,
+                           uint64_t dead_before, const int *got, const int *want,
+                           const int *send, const int *send_want, bool in_place)
+{
+    int bad = check_root_set(st, call, s);
+    for (int r = 0; r < st->p && !bad; r++) {
+        if (!in_set(s, r) && !in_set(dead_before, r))
+            continue;
+        const size_t at = (size_t)alltoall_region(r, st->p, as_v) * (size_t)n;
+        for (int i = 0; i < n && !bad; i++) {
+            const int expected = in_set(s, r) ? want[at + (size_t)i]
+                               : in_place ? send_want[at + (size_t)i] : UNTOUCHED;
+            if (got[at + (size_t)i] != expected) {
+                fprintf(stderr, "MISMATCH rank %d call %d: the block from rank %d, int %d: got "
+                        "%d, expected %d (S=%#llx)\n", st->rank, call, r, i,
+                        got[at + (size_t)i], expected, (unsigned long long)s);
+                bad = 1;
+            }
+        }
+    }
+    for (size_t i = 0; !in_place && !bad && i < (size_t)n * (size_t)st->p; i++)
+        if (send[i] != send_want[i]) {
+            fprintf(stderr, "MISMATCH rank %d call %d: its send buffer changed at int %zu\n",
+                    st->rank, call, i);
+            bad = 1;
+        }
+    return bad;
+}
+
+static int torture_alltoall_loop_call(ftc_comm_t comm, run_state *st, const options *opt,
+                                      int call, int *buffers)
+{
+    const int n = opt->fixed_length ? opt->fixed_length : allgather_loop_length(call);
+    const bool as_v = opt->collective == LOOP_ALLTOALLV, in_place = call % 2 == 0;
+    const size_t all = (size_t)n * (size_t)st->p;
+    int *send = buffers, *recv = send + all, *send_want = recv + all, *want = send_want + all;
+    alltoall_fill(st, call, n, as_v, true, send);
+    alltoall_fill(st, call, n, as_v, true, send_want);
+    alltoall_fill(st, call, n, as_v, false, want);
+    if (in_place)
+        memcpy(recv, send, all * sizeof(int));
+    else
+        for (size_t i = 0; i < all; i++)
+            recv[i] = UNTOUCHED;
+    int counts[MAX_RANKS], displs[MAX_RANKS];
+    for (int r = 0; r < st->p; r++) {
+        counts[r] = alltoall_count(call, n, as_v, st->rank, r);
+        displs[r] = alltoall_region(r, st->p, as_v) * n;
+    }
+    const uint64_t dead_before = known_dead(comm, st);
+    const void *from = in_place ? MPI_IN_PLACE : send;
+    const int rc = as_v ? ftc_alltoallv(from, counts, displs, MPI_INT, recv, counts, displs,
+                                        MPI_INT, comm)
+                        : ftc_alltoall(from, n, MPI_INT, recv, n, MPI_INT, comm);
+    uint64_t s;
+    if (call_reported(comm, st, call, as_v ? "ftc_alltoallv" : "ftc_alltoall", rc, &s) != 0)
+        return 1;
+    const int bad = check_exchanged(st, call, n, as_v, s, dead_before, recv, want, send,
+                                    send_want, in_place);
+    st->wrong += bad != 0;
+    const int32_t call_number = call;   /* the valid blocks are each rank's own: not digested */
+    st->digest = torture_digest_add(st->digest, &call_number, sizeof(call_number));
+    st->done = call;
+    return 0;
+}
+
 /* --collective reduce: the allreduce's calls, to a root that moves from
  * call to call. */
 static int torture_reduce_loop_call(ftc_comm_t comm, run_state *st, const options *opt,
@@ -897,6 +1010,10 @@ static int parse_options(int argc, char **argv, options *opt)
                 opt->collective = LOOP_SCATTERV;
             else if (strcmp(c, "reduce") == 0)
                 opt->collective = LOOP_REDUCE;
+            else if (strcmp(c, "alltoall") == 0)
+                opt->collective = LOOP_ALLTOALL;
+            else if (strcmp(c, "alltoallv") == 0)
+                opt->collective = LOOP_ALLTOALLV;
             else
                 return 1;
         } else {
@@ -906,7 +1023,8 @@ static int parse_options(int argc, char **argv, options *opt)
     const int longest = opt->collective == LOOP_BCAST ? BCAST_LOOP_MAX_LENGTH
                       : opt->collective == LOOP_ALLGATHER || opt->collective == LOOP_ALLGATHERV
                         || opt->collective == LOOP_GATHER || opt->collective == LOOP_GATHERV
-                        || opt->collective == LOOP_SCATTERV
+                        || opt->collective == LOOP_SCATTERV || opt->collective == LOOP_ALLTOALL
+                        || opt->collective == LOOP_ALLTOALLV
                       ? ALLGATHER_MAX_LENGTH : MAX_LENGTH;
     return opt->calls < 1 || opt->fixed_length < 0 || opt->fixed_length > longest;
 }
@@ -922,7 +1040,7 @@ int main(int argc, char **argv)
         if (st.rank == 0)
             fprintf(stderr, "usage: torture_api CALLS [--length 1..%d] "
                     "[--after none|allgather|survivors|both] [--collective allreduce|bcast|"
-                    "allgather|allgatherv|gather|gatherv|scatterv|reduce] "
+                    "allgather|allgatherv|gather|gatherv|scatterv|reduce|alltoall|alltoallv] "
                     "(at most %d ranks)\n",
                     MAX_LENGTH, MAX_RANKS);
         MPI_Finalize();
@@ -941,7 +1059,10 @@ int main(int argc, char **argv)
     void *recv = malloc(MAX_LENGTH * sizeof(long long));
     double *broadcast = malloc(BCAST_LOOP_MAX_LENGTH * sizeof(double));
     int *gathered = malloc((size_t)st.p * ALLGATHER_MAX_LENGTH * sizeof(int));
-    if (!send || !recv || !broadcast || !gathered)
+    const bool exchanging = opt.collective == LOOP_ALLTOALL || opt.collective == LOOP_ALLTOALLV;
+    int *exchanged = malloc(exchanging ? 4 * (size_t)st.p * ALLGATHER_MAX_LENGTH * sizeof(int)
+                                       : 1);
+    if (!send || !recv || !broadcast || !gathered || !exchanged)
         MPI_Abort(MPI_COMM_WORLD, 2);
 
     /* Nobody is killed before every pid is on file and every rank is here. */
@@ -960,6 +1081,7 @@ int main(int argc, char **argv)
             ? torture_scatter_loop_call(comm, &st, &opt, call, send, gathered)
             : opt.collective == LOOP_REDUCE
             ? torture_reduce_loop_call(comm, &st, &opt, call, user_op, send, recv)
+            : exchanging ? torture_alltoall_loop_call(comm, &st, &opt, call, exchanged)
             : torture_call(comm, &st, &opt, call, user_op, send, recv) != 0
               || torture_other(comm, &st, call) != 0;
         if (stop)
@@ -969,7 +1091,7 @@ int main(int argc, char **argv)
      * one allreduce gives it */
     if ((opt.collective == LOOP_BCAST || opt.collective == LOOP_GATHER
          || opt.collective == LOOP_GATHERV || opt.collective == LOOP_SCATTERV
-         || opt.collective == LOOP_REDUCE) && st.errors == 0) {
+         || opt.collective == LOOP_REDUCE || exchanging) && st.errors == 0) {
         const options cycling = { .calls = opt.calls, .fixed_length = 0 };
         torture_call(comm, &st, &cycling, opt.calls + 1, user_op, send, recv);
     }
@@ -991,6 +1113,7 @@ int main(int argc, char **argv)
     free(recv);
     free(broadcast);
     free(gathered);
+    free(exchanged);
     MPI_Op_free(&user_op);
     finalize_or_leave(st.wrong || st.errors ? 1 : 0);
     return st.wrong || st.errors ? 1 : 0;

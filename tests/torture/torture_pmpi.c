@@ -51,6 +51,12 @@
  * MPIX_ERR_PROC_FAILED, and then that the next allreduce's S lacks the
  * root.
  *
+ * Two calls after the allgather, one MPI_Alltoall of the same lengths, each
+ * block addressed to its receiver, every other one in place (every other
+ * pair an MPI_Alltoallv in reverse rank order), checked as the
+ * allgather's: its own block exact, every other one its sender's or
+ * untouched, and at the next allreduce every rank of its S exact.
+ *
  * Usage: torture_pmpi CALLS [--length N]
  * Environment: TORTURE_PIDS, TORTURE_STARTED, TORTURE_PROGRESS as for
  * torture_api (torture_launch.h).
@@ -75,8 +81,8 @@
 #include "torture_launch.h"
 
 enum { MAX_RANKS = 31, MAX_LENGTH = TORTURE_MAX_LENGTH, MAX_REPORTED = 4 };   /* 3 * 4^30 < 2^63 */
-enum { BURST_EVERY = 16, BURST_CALLS = 70, REDUCE_AT = 4, GATHER_AT = 8, GATHER_TO_ROOT_AT = 12,
-       SCATTER_AT = 14, UNTOUCHED = -1 };
+enum { BURST_EVERY = 16, BURST_CALLS = 70, REDUCE_AT = 4, GATHER_AT = 8, ALLTOALL_AT = 10,
+       GATHER_TO_ROOT_AT = 12, SCATTER_AT = 14, UNTOUCHED = -1 };
 
 
 typedef struct {
@@ -242,14 +248,22 @@ static void burst(run_state *st, int call, long long *data)
 
 static long long gather_element(int call, int rank, int i) { return (call * 64LL + rank) * 10000 + i; }
 
-/* Block r (n long longs at `block`): 1 when exact, 0 when each element is
- * exact or untouched (its owner died in the call), -1 otherwise. */
-static int block_state(const long long *block, int n, int call, int r)
+/* An alltoall's element i from rank `from` to rank `to` (an allgather's
+ * blocks go to every rank alike: to = 0). */
+static long long addressed_element(int call, int from, int to, int i)
+{
+    return gather_element(call, from, i) + ((long long)to << 40);
+}
+
+/* Block r (n long longs at `block`, addressed to rank `to`): 1 when exact,
+ * 0 when each element is exact or untouched (its owner died in the call),
+ * -1 otherwise. */
+static int block_state(const long long *block, int n, int call, int r, int to)
 {
     int exact = 0;
     for (int i = 0; i < n; i++) {
         const long long v = block[i];
-        if (v == gather_element(call, r, i))
+        if (v == addressed_element(call, r, to, i))
             exact++;
         else if (v != UNTOUCHED)
             return -1;
@@ -260,12 +274,12 @@ static int block_state(const long long *block, int n, int call, int r)
 /* A gathered buffer: its own block exact, every other one its owner's or
  * untouched; the exact ones, for the next allreduce to compare with its S. */
 static void check_gathered(run_state *st, int call, const char *name, const long long *all,
-                           const int *displs, int n)
+                           const int *displs, int n, bool addressed)
 {
     st->gathered = 0;
     st->gathered_call = call;
     for (int r = 0; r < st->p; r++) {
-        const int state = block_state(all + displs[r], n, call, r);
+        const int state = block_state(all + displs[r], n, call, r, addressed ? st->rank : 0);
         if (state < 0 || (r == st->rank && state != 1)) {
             fprintf(stderr, "MISMATCH rank %d call %d: %s block %d of %d long longs "
                     "is neither its owner's nor untouched\n", st->rank, call, name, r, n);
@@ -301,7 +315,7 @@ static void gather(run_state *st, int call, long long *send, long long *all)
         st->errors++;
         return;
     }
-    check_gathered(st, call, name, all, displs, n);
+    check_gathered(st, call, name, all, displs, n, false);
 }
 
 /* MPI_Gather of the same blocks to a rank of the last S; every other pair
@@ -340,7 +354,7 @@ static void gather_to_root(run_state *st, int call, long long *send, long long *
         return;
     }
     if (at_root)
-        check_gathered(st, call, name, all, displs, n);
+        check_gathered(st, call, name, all, displs, n, false);
 }
 
 /* The root of the gather at `call`, a rank of the last S. */
@@ -407,6 +421,49 @@ static void scatter(run_state *st, int call, long long *all, long long *mine)
             return;
         }
     }
+}
+
+/* ---- alltoalls ----------------------------------------------------------------------- */
+
+/* MPI_Alltoall of 1, 100 or 1000 long longs a block, every other one in
+ * place; every other pair an MPI_Alltoallv of them in reverse rank order.
+ * Checked as an allgather's (each block addressed to this rank), and at
+ * the next allreduce. */
+static void alltoall(run_state *st, int call, long long *send, long long *all)
+{
+    static const int lengths[] = { 1, 100, 1000 };
+    const int n = lengths[(call / BURST_EVERY) % 3], in_place = (call / BURST_EVERY) % 2;
+    const bool as_v = (call / BURST_EVERY) % 4 >= 2;
+    const char *name = as_v ? "MPI_Alltoallv" : "MPI_Alltoall";
+    int counts[MAX_RANKS], displs[MAX_RANKS];
+    for (int r = 0; r < st->p; r++) {
+        counts[r] = n;
+        displs[r] = (as_v ? st->p - 1 - r : r) * n;
+    }
+    long long *from = in_place ? all : send;
+    for (int r = 0; r < st->p; r++)
+        for (int i = 0; i < n; i++)
+            from[displs[r] + i] = addressed_element(call, st->rank, r, i);
+    if (!in_place)
+        for (size_t i = 0; i < (size_t)n * (size_t)st->p; i++)
+            all[i] = UNTOUCHED;
+    const void *sendbuf = in_place ? MPI_IN_PLACE : send;
+    const int rc = as_v ? MPI_Alltoallv(sendbuf, counts, displs, MPI_LONG_LONG, all, counts,
+                                        displs, MPI_LONG_LONG, MPI_COMM_WORLD)
+                        : MPI_Alltoall(sendbuf, n, MPI_LONG_LONG, all, n, MPI_LONG_LONG,
+                                       MPI_COMM_WORLD);
+    if (rc != MPI_SUCCESS) {
+        fprintf(stderr, "ERROR rank %d call %d: %s returned %d\n", st->rank, call, name, rc);
+        st->errors++;
+        return;
+    }
+    /* in place, a dead rank's block may still hold, in whole or part, this
+     * rank's block for it: counted as untouched */
+    for (int r = 0; r < st->p && in_place; r++)
+        for (int i = 0; i < n && r != st->rank; i++)
+            if (all[displs[r] + i] == addressed_element(call, st->rank, r, i))
+                all[displs[r] + i] = UNTOUCHED;
+    check_gathered(st, call, name, all, displs, n, true);
 }
 
 /* MPI_Reduce of the allreduce's inputs (1, 100 or 1000 of them) to a rank
@@ -476,6 +533,8 @@ int main(int argc, char **argv)
             reduce(&st, call, send, recv);
         if (call % BURST_EVERY == GATHER_AT)
             gather(&st, call, send, recv);
+        if (call % BURST_EVERY == ALLTOALL_AT)
+            alltoall(&st, call, send, recv);
         if (call % BURST_EVERY == GATHER_TO_ROOT_AT)
             gather_to_root(&st, call, send, recv);
         if (call % BURST_EVERY == SCATTER_AT)
