@@ -20,7 +20,8 @@
  *
  * Reported: the median over the rounds of each side, and their ratio,
  * layer / native. Sizes are bytes per rank: the vector of an allreduce or
- * a reduce to root 0 (MPI_FLOAT, MPI_SUM), the block of an allgather(v),
+ * a reduce to root 0 (MPI_FLOAT, MPI_SUM), the block of a
+ * reduce_scatter(_block) (MPI_FLOAT, MPI_SUM, p of them), of an allgather(v),
  * a gather(v) (to root 0), a scatter(v) (from root 0) or an alltoall(v)
  * (each rank's for each rank), the message of a
  * broadcast (MPI_BYTE, root 0); a barrier has none (0).
@@ -143,6 +144,29 @@ static int scatterv(int bytes, char *out, int native)
                                  MPI_COMM_WORLD);
 }
 
+/* The vector of p blocks of `bytes` (MPI_FLOAT, MPI_SUM), each rank's
+ * block of the result into `out`. */
+static int reduce_scatter_block(int bytes, char *out, int native)
+{
+    const int count = bytes / (int)sizeof(float);
+    return native ? PMPI_Reduce_scatter_block(send_buf, out, count, MPI_FLOAT, MPI_SUM,
+                                              MPI_COMM_WORLD)
+                  : MPI_Reduce_scatter_block(send_buf, out, count, MPI_FLOAT, MPI_SUM,
+                                             MPI_COMM_WORLD);
+}
+
+/* The same with the blocks' counts as MPI_Reduce_scatter takes them. */
+static int reduce_scatter(int bytes, char *out, int native)
+{
+    int *counts, *displs;
+    if (!end_to_end(bytes / (int)sizeof(float), &counts, &displs))
+        return MPI_ERR_NO_MEM;
+    return native ? PMPI_Reduce_scatter(send_buf, out, counts, MPI_FLOAT, MPI_SUM,
+                                        MPI_COMM_WORLD)
+                  : MPI_Reduce_scatter(send_buf, out, counts, MPI_FLOAT, MPI_SUM,
+                                       MPI_COMM_WORLD);
+}
+
 /* Every rank's block `bytes` for every rank, in rank order both ways. */
 static int alltoall(int bytes, char *out, int native)
 {
@@ -187,6 +211,8 @@ typedef struct {
 static const collective collectives[] = {
     { "allreduce", allreduce, 1, 0 },
     { "reduce", reduce, 1, 0 },
+    { "reduce_scatter_block", reduce_scatter_block, 1, 0 },
+    { "reduce_scatter", reduce_scatter, 1, 0 },
     { "allgather", allgather, 1, 1 },
     { "allgatherv", allgatherv, 1, 1 },
     { "gather", gather, 1, 1 },
@@ -309,8 +335,8 @@ static int usage(void)
 {
     fprintf(stderr, "usage: ftcoll-bench-native [--min-bytes N (>= 4)] [--max-bytes N (<= 16M)] "
                     "[--rounds R (1..%d)] [--block-seconds S (> 0)] [--csv FILE] "
-                    "[--only allreduce|reduce|allgather|allgatherv|gather|gatherv|scatter|scatterv|"
-                    "alltoall|alltoallv|bcast|barrier]\n", MAX_ROUNDS);
+                    "[--only allreduce|reduce|reduce_scatter_block|reduce_scatter|allgather|"
+                    "allgatherv|gather|gatherv|scatter|scatterv|alltoall|alltoallv|bcast|barrier]\n", MAX_ROUNDS);
     return 2;
 }
 

@@ -488,6 +488,39 @@ int ftc_reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datat
                int root, ftc_comm_t comm);
 
 /* ----------------------------------------------------------------------------
+ * Reduce_scatter and reduce_scatter_block
+ * ------------------------------------------------------------------------- */
+
+/*
+ * Same arguments and semantics as MPI_Reduce_scatter_block, including
+ * MPI_IN_PLACE as sendbuf (the whole vector is recvbuf's; its first
+ * recvcount elements get the result); the datatype and op as
+ * ftc_allreduce's: predefined datatypes, commutative ops. One algorithm:
+ * the fault-tolerant allreduce of the whole vector (p x recvcount
+ * elements), then this rank's block of it. Errors: MPI_ERR_COMM (NULL
+ * ftc_comm_t), MPI_ERR_COUNT (negative, or a vector of 2 GiB or more),
+ * MPI_ERR_TYPE, MPI_ERR_OP, MPI_ERR_BUFFER (a NULL buffer with a count),
+ * or the MPI error a transfer returned.
+ *
+ * With ULFM, ranks may die before or during the call: as ftc_allreduce,
+ * every survivor returns MPI_SUCCESS with its block of op over the inputs
+ * of S, the same S on every survivor (ftc_allreduce_last_report's
+ * in_result), and strict mode applies. FTCOLL_INJECT counts it as an
+ * allreduce (its steps and rounds).
+ */
+int ftc_reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
+                             MPI_Datatype datatype, MPI_Op op, ftc_comm_t comm);
+
+/*
+ * Same arguments and semantics as MPI_Reduce_scatter: rank r gets
+ * recvcounts[r] elements, the blocks in rank order in the vector (counts
+ * may be zero); MPI_IN_PLACE as sendbuf. As ftc_reduce_scatter_block
+ * otherwise, MPI_ERR_ARG also for a NULL recvcounts.
+ */
+int ftc_reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[],
+                       MPI_Datatype datatype, MPI_Op op, ftc_comm_t comm);
+
+/* ----------------------------------------------------------------------------
  * Allreduce, fault-tolerant (see docs/ft-allreduce.md)
  *
  * Recursive doubling over the live ranks; a process count that is not a
@@ -533,7 +566,8 @@ int ftc_allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype da
                   MPI_Op op, ftc_comm_t comm);
 
 /* What the last fault-tolerant call on a communicator (allreduce, reduce,
- * allgather(v), gather(v), scatter(v), alltoall(v), broadcast, barrier) did, as this
+ * reduce_scatter(_block), allgather(v), gather(v), scatter(v), alltoall(v),
+ * broadcast, barrier) did, as this
  * rank saw it. */
 typedef struct {
     int size;              /* ranks of the communicator */

@@ -23,6 +23,8 @@
     X(SCATTER,   "ftc_scatter",   ftc_scatter_module)           \
     X(REDUCE,    "ftc_reduce",    ftc_reduce_module)            \
     X(ALLTOALL,  "ftc_alltoall",  ftc_alltoall_module)          \
-    X(ALLTOALLV, "ftc_alltoallv", ftc_alltoallv_module)
+    X(ALLTOALLV, "ftc_alltoallv", ftc_alltoallv_module)          \
+    X(REDUCE_SCATTER, "ftc_reduce_scatter", ftc_reduce_scatter_module) \
+    X(REDUCE_SCATTER_BLOCK, "ftc_reduce_scatter_block", ftc_reduce_scatter_block_module)
 
 #endif

@@ -54,6 +54,8 @@ struct ftc_comm {
     struct ftc_scatterv_state *scatterv;        /* scatter/state.h */
     struct ftc_scatter_state *scatter;          /* scatter/state.h */
     struct ftc_alltoall_state *alltoall;        /* alltoall/state.h, alltoallv's too */
+    struct ftc_reduce_scatter_state *reduce_scatter;   /* reduce_scatter/state.h, the
+                                                        * _block's too */
     struct ftc_reduce_state *reduce;            /* reduce/state.h */
     struct ftc_tree_comm *tree;                 /* bcast/adaptive_state.h; NULL if unused */
     struct ftc_guard *guard;                    /* guard/state.h */

@@ -7,8 +7,10 @@
  * total (MPI_Reduce); every rank learns every count (MPI_Allgather, and
  * the records by MPI_Allgatherv) and the total (MPI_Allreduce); every
  * rank also hands every other rank its count (MPI_Alltoall) and its
- * records (MPI_Alltoallv), as districts swapping tallies; a barrier ends
- * the round.
+ * records (MPI_Alltoallv), as districts swapping tallies, and every rank
+ * gets the total in its own share of a table of totals
+ * (MPI_Reduce_scatter_block, and MPI_Reduce_scatter for its records); a
+ * barrier ends the round.
  *
  * Its own exact check: rank r counts (round mod 3 + 1) x 4^r households,
  * so every total names the ranks it counted (its base-4 digits, each 0 or
@@ -66,6 +68,7 @@ typedef struct {
     long long counts[MAX_RANKS], all_counts[MAX_RANKS];
     long long records[MAX_RANKS * MAX_RECORDS], all_records[MAX_RANKS * MAX_RECORDS];
     long long swapped[MAX_RANKS], swapped_records[MAX_RANKS * MAX_RECORDS];
+    long long share, record_shares[MAX_RECORDS];   /* every one the total */
     int record_counts[MAX_RANKS], displs[MAX_RANKS];
     long long reduced;
 } collected;
@@ -82,6 +85,14 @@ static void check_block(long round, const char *what, int r, const long long *bl
             return;
         }
     }
+}
+
+/* A total naming every rank alive all through the round. */
+static void check_total(long round, const char *what, long long total, uint64_t alive)
+{
+    const uint64_t named = ranks_in(total, round);
+    if (named == UINT64_MAX || (alive & ~named) != 0)
+        fail(round, what, total, (long long)alive);
 }
 
 /* A round's blocks and totals against `alive`: ranks that entered a later
@@ -102,9 +113,11 @@ static void check_round(const collected *c, uint64_t alive)
         check_block(c->round, "a record by MPI_Gatherv", r, &c->records[c->displs[r]],
                     records_of(r), alive);
     }
-    const uint64_t reduced_set = ranks_in(c->reduced, c->round);
-    if (rank == 0 && (reduced_set == UINT64_MAX || (alive & ~reduced_set) != 0))
-        fail(c->round, "MPI_Reduce's total", c->reduced, (long long)alive);
+    check_total(c->round, "MPI_Reduce_scatter_block's total", c->share, alive);
+    for (int i = 0; i < records_of(rank); i++)
+        check_total(c->round, "MPI_Reduce_scatter's total", c->record_shares[i], alive);
+    if (rank == 0)
+        check_total(c->round, "MPI_Reduce's total", c->reduced, alive);
 }
 
 /* The round's total (MPI_Allreduce) and the ranks it names, checked: a
@@ -122,6 +135,21 @@ static uint64_t total_of(long round, uint64_t *alive_before)
     }
     *alive_before = alive;
     return alive;
+}
+
+/* Every rank gets the total: its share of a table of totals, and of a
+ * table of its records' totals. */
+static void share_totals(collected *c, long long mine)
+{
+    long long table[MAX_RANKS * MAX_RECORDS];
+    for (int i = 0; i < size * MAX_RECORDS; i++)
+        table[i] = mine;
+    c->share = UNSET;
+    MPI_Reduce_scatter_block(table, &c->share, 1, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
+    for (int i = 0; i < MAX_RECORDS; i++)
+        c->record_shares[i] = UNSET;
+    MPI_Reduce_scatter(table, c->record_shares, c->record_counts, MPI_LONG_LONG, MPI_SUM,
+                       MPI_COMM_WORLD);
 }
 
 /* Every rank hands every rank its count, and its records. */
@@ -177,6 +205,7 @@ static void take_round(long round, collected *c)
     MPI_Allgatherv(records, records_of(rank), MPI_LONG_LONG, c->all_records, c->record_counts,
                    c->displs, MPI_LONG_LONG, MPI_COMM_WORLD);
     swap_tallies(c, mine);
+    share_totals(c, mine);
     MPI_Barrier(MPI_COMM_WORLD);
 }
 

@@ -338,6 +338,46 @@ int MPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[]
     return finish(lc, comm, "MPI_Scatterv", rc, rc == FTC_ERR_STOPPED);
 }
 
+/* As MPI_Allreduce's: ftcoll's reduce_scatter(_block) takes what its
+ * allreduce takes, and runs it. */
+int MPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
+                             MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+{
+    layer_comm *lc = routed(comm, LAYER_REDUCE_SCATTER_BLOCK);
+    if (lc && !allreduce_supported(datatype, op)) {
+        layer_summary_forwarded(LAYER_REDUCE_SCATTER_BLOCK);
+        lc = NULL;
+    }
+    if (!lc)
+        return PMPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm);
+    layer_depth++;
+    const int rc = ftc_reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, lc->ftc);
+    if (rc == MPI_SUCCESS)
+        layer_note_ft_call(lc);
+    layer_depth--;
+    lc->stats.routed[LAYER_REDUCE_SCATTER_BLOCK]++;
+    return finish(lc, comm, "MPI_Reduce_scatter_block", rc, rc == FTC_ERR_STOPPED);
+}
+
+int MPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[],
+                       MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+{
+    layer_comm *lc = routed(comm, LAYER_REDUCE_SCATTER);
+    if (lc && !allreduce_supported(datatype, op)) {
+        layer_summary_forwarded(LAYER_REDUCE_SCATTER);
+        lc = NULL;
+    }
+    if (!lc)
+        return PMPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm);
+    layer_depth++;
+    const int rc = ftc_reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, lc->ftc);
+    if (rc == MPI_SUCCESS)
+        layer_note_ft_call(lc);
+    layer_depth--;
+    lc->stats.routed[LAYER_REDUCE_SCATTER]++;
+    return finish(lc, comm, "MPI_Reduce_scatter", rc, rc == FTC_ERR_STOPPED);
+}
+
 /* ---- MPI_Alltoall(v) --------------------------------------------------- */
 
 static void note_alltoall(layer_comm *lc)

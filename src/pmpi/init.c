@@ -3,7 +3,8 @@
  * and its own settings:
  *
  *   FTCOLL_NATIVE="bcast,barrier"  collectives left to MPI (default: none;
- *                                  allreduce, reduce, allgather,
+ *                                  allreduce, reduce, reduce_scatter,
+ *                                  reduce_scatter_block, allgather,
  *                                  allgatherv, gather(v), scatter(v),
  *                                  alltoall(v), bcast, barrier)
  *   FTCOLL_REPORT=DIR              write this process's summary there at exit
@@ -31,7 +32,8 @@ const char *layer_kind_name(layer_kind kind)
     static const char *const names[LAYER_KINDS] = { "allreduce", "allgather", "bcast", "barrier",
                                                     "allgatherv", "gather", "gatherv",
                                                     "scatterv", "scatter", "reduce", "alltoall",
-                                                    "alltoallv" };
+                                                    "alltoallv", "reduce_scatter",
+                                                    "reduce_scatter_block" };
     return names[kind];
 }
 
@@ -50,8 +52,9 @@ bool layer_parse_native(const char *text, bool native[LAYER_KINDS], char *why, s
             k++;
         if (k == LAYER_KINDS) {
             snprintf(why, why_size, "unknown collective \"%.*s\" (expected a comma-separated "
-                     "list of allreduce, reduce, allgather, allgatherv, gather, gatherv, "
-                     "scatter, scatterv, alltoall, alltoallv, bcast, barrier)", (int)len, at);
+                     "list of allreduce, reduce, reduce_scatter, reduce_scatter_block, "
+                     "allgather, allgatherv, gather, gatherv, scatter, scatterv, alltoall, "
+                     "alltoallv, bcast, barrier)", (int)len, at);
             return false;
         }
         native[k] = true;

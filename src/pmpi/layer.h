@@ -6,8 +6,9 @@
  *   init.c         MPI_Init(_thread), MPI_Finalize, MPI_Comm_free; settings
  *   comms.c        one layer_comm per communicator the program used in a
  *                  collective: its ftcoll communicator, made on first use
- *   collectives.c  MPI_Allreduce, MPI_Reduce, MPI_Allgather(v), MPI_Gather(v),
- *                  MPI_Scatter(v), MPI_Alltoall(v), MPI_Bcast, MPI_Barrier
+ *   collectives.c  MPI_Allreduce, MPI_Reduce, MPI_Reduce_scatter(_block),
+ *                  MPI_Allgather(v), MPI_Gather(v), MPI_Scatter(v),
+ *                  MPI_Alltoall(v), MPI_Bcast, MPI_Barrier
  *   summary.c      what the layer did, per process, for ftcrun's summary
  *
  * ftcoll itself calls MPI: while a thread is inside ftcoll (layer_depth > 0)
@@ -35,7 +36,9 @@ typedef enum {
     LAYER_REDUCE = 9,
     LAYER_ALLTOALL = 10,
     LAYER_ALLTOALLV = 11,
-    LAYER_KINDS = 12
+    LAYER_REDUCE_SCATTER = 12,
+    LAYER_REDUCE_SCATTER_BLOCK = 13,
+    LAYER_KINDS = 14
 } layer_kind;
 
 const char *layer_kind_name(layer_kind kind);   /* "allreduce", ... */

@@ -38,7 +38,8 @@ set(FTCOLL_MPI_TEST_ENV ${FTCOLL_TEST_ENV} FTCOLL_ALLGATHER_ALGORITHM= FTCOLL_VE
 function(ftcoll_mpi_program target source library)
   cmake_parse_arguments(ARG "SANITIZED" "" "" ${ARGN})
   add_executable(${target} ${FTCOLL_MPI_TEST_DIR}/${source} ${FTCOLL_MPI_TEST_DIR}/harness.c
-                 ${FTCOLL_MPI_TEST_DIR}/layouts.c ${FTCOLL_MPI_TEST_DIR}/rooted_kill.c)
+                 ${FTCOLL_MPI_TEST_DIR}/layouts.c ${FTCOLL_MPI_TEST_DIR}/rooted_kill.c
+                 ${FTCOLL_MPI_TEST_DIR}/reductions.c)
   target_link_libraries(${target} PRIVATE ${library})
   target_compile_options(${target} PRIVATE ${FTCOLL_WARNINGS})
   if(ARG_SANITIZED)
@@ -111,6 +112,7 @@ set(FTCOLL_GATHERV_OK "gatherv p=[0-9]+: [0-9]+ cases, all elements checked")
 set(FTCOLL_SCATTERV_OK "scatterv p=[0-9]+: [0-9]+ cases, all elements checked")
 set(FTCOLL_REDUCE_OK "reduce p=[0-9]+: [0-9]+ cases, all elements checked")
 set(FTCOLL_ALLTOALL_OK "alltoall p=[0-9]+: [0-9]+ cases, all elements checked")
+set(FTCOLL_REDUCE_SCATTER_OK "reduce_scatter p=[0-9]+: [0-9]+ cases, all elements checked")
 set(FTCOLL_ALLREDUCE_OK "allreduce p=[0-9]+: [0-9]+ cases, all elements checked")
 set(FTCOLL_BCAST_OK "bcast p=[0-9]+: [0-9]+ cases, all elements checked")
 set(FTCOLL_ERRORS_OK "errors p=[0-9]+: all checks passed")
@@ -287,7 +289,7 @@ endfunction()
 # labelled <label>.
 function(ftcoll_mpi_suite label library large_max_procs procs_var)
   foreach(program test_allgather test_allgatherv test_gather test_gatherv test_scatterv
-                  test_reduce test_alltoall test_errors
+                  test_reduce test_reduce_scatter test_alltoall test_errors
                   test_env test_allreduce
                   test_bcast test_guard)
     ftcoll_mpi_program(${label}_${program} ${program}.c ${library} ${ARGN})
@@ -308,6 +310,8 @@ function(ftcoll_mpi_suite label library large_max_procs procs_var)
                     LABEL ${label} EXPECT "${FTCOLL_REDUCE_OK}")
     ftcoll_mpi_test(${label}.alltoall.${suffix} ${procs} ${label}_test_alltoall
                     LABEL ${label} EXPECT "${FTCOLL_ALLTOALL_OK}")
+    ftcoll_mpi_test(${label}.reduce_scatter.${suffix} ${procs} ${label}_test_reduce_scatter
+                    LABEL ${label} EXPECT "${FTCOLL_REDUCE_SCATTER_OK}")
   endforeach()
   # a linear gather's root passes its word to more children than one wait
   # takes (ULFM: three or more ranks keep copies, and large calls pass the word)
@@ -322,6 +326,8 @@ function(ftcoll_mpi_suite label library large_max_procs procs_var)
                     EXPECT "${FTCOLL_REDUCE_OK}" ARGS --quick)
     ftcoll_mpi_test(${label}.alltoall.p34 34 ${label}_test_alltoall LABEL ${label}
                     EXPECT "${FTCOLL_ALLTOALL_OK}" ARGS --quick)
+    ftcoll_mpi_test(${label}.reduce_scatter.p34 34 ${label}_test_reduce_scatter LABEL ${label}
+                    EXPECT "${FTCOLL_REDUCE_SCATTER_OK}" ARGS --quick)
   endif()
   ftcoll_allreduce_tests(${label} ${label}_test_allreduce ${label} ${large_max_procs}
                          ${${procs_var}})
@@ -401,6 +407,9 @@ if(FTCOLL_SANITIZERS)
     ftcoll_mpi_program(asan_test_gather_kill test_gather_kill.c ftcoll_asan SANITIZED)
     ftcoll_kill_table(asan.gather_kill_table asan asan_test_gather_kill
                       gather_kill_scenarios.txt ENV ${FTCOLL_ASAN_ENV})
+    ftcoll_kill_table(asan.reduce_scatter_kill_table asan asan_test_allreduce_kill
+                      reduce_scatter_kill_scenarios.txt ENV ${FTCOLL_ASAN_ENV}
+                      FTCOLL_TEST_REDUCE_SCATTER=1)
     ftcoll_mpi_program(asan_test_alltoall_kill test_alltoall_kill.c ftcoll_asan SANITIZED)
     ftcoll_kill_table(asan.alltoall_kill_table asan asan_test_alltoall_kill
                       alltoall_kill_scenarios.txt ENV ${FTCOLL_ASAN_ENV})
@@ -492,6 +501,10 @@ if(FTCOLL_HAVE_ULFM)
   # before and after their block, late receivers served from the root's
   # copies, the acknowledgements and the word (scatterv_kill_scenarios.txt,
   # test_scatterv_kill.c).
+  # ftc_reduce_scatter(_block): the allreduce's program, its calls
+  # reduce_scatters (reduce_scatter_kill_scenarios.txt)
+  ftcoll_kill_table(mpi.reduce_scatter_kill_table mpi mpi_test_allreduce_kill
+                    reduce_scatter_kill_scenarios.txt ENV FTCOLL_TEST_REDUCE_SCATTER=1)
   # ftc_alltoall(v): ranks entering, once their blocks arrived, in the
   # acknowledgements, two deaths, a death in the recovery, both algorithms
   # (alltoall_kill_scenarios.txt, test_alltoall_kill.c).

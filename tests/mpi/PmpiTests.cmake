@@ -117,6 +117,9 @@ pmpi_test(pmpi.ftcrun.bad_collective 1 ${expect_run} 2
 pmpi_test(pmpi.ftcrun.bad_alltoall_algorithm 1 ${expect_run} 2
   "--algorithm alltoallv=\"bruck\": expected ftcoll, auto, linear, pairwise or native" --
   ${ftcrun} -n 2 --algorithm alltoallv=bruck -- true)
+pmpi_test(pmpi.ftcrun.bad_reduce_scatter_algorithm 1 ${expect_run} 2
+  "--algorithm reduce_scatter=\"ring\": expected ftcoll, allreduce \\(its one algorithm\\) or native" --
+  ${ftcrun} -n 2 --algorithm reduce_scatter=ring -- true)
 pmpi_test(pmpi.ftcrun.two_alltoall_algorithms 1 ${expect_run} 2
   "alltoall and alltoallv share one algorithm setting, already \"linear\"" --
   ${ftcrun} -n 2 --algorithm alltoall=linear,alltoallv=pairwise -- true)
@@ -180,6 +183,11 @@ pmpi_test(pmpi.semantics.alltoall.p04 4 ${expect_run} 0 "pmpi p=4: all checks pa
   "alltoall [1-9][0-9]* by ftcoll, 0 by MPI; alltoallv [1-9][0-9]* by ftcoll, 0 by MPI"
   "alltoall\\(v\\): pairwise x[1-9]" --
   ${ftcrun_launch} -n 4 --algorithm alltoall=pairwise -- $<TARGET_FILE:pmpi_test_pmpi>)
+# every MPI_Reduce_scatter(_block) by ftcoll
+pmpi_test(pmpi.semantics.reduce_scatter.p04 4 ${expect_run} 0 "pmpi p=4: all checks passed"
+  "reduce_scatter [1-9][0-9]* by ftcoll, 0 by MPI; reduce_scatter_block [1-9][0-9]* by ftcoll, 0 by MPI"
+  "reduce_scatter\\(_block\\): allreduce x[1-9]" --
+  ${ftcrun_launch} -n 4 --algorithm reduce_scatter=allreduce -- $<TARGET_FILE:pmpi_test_pmpi>)
 pmpi_test(pmpi.semantics.mst.p05 5 ${expect_run} 0 "pmpi p=5: all checks passed"
   "broadcast trees: [1-9][0-9]* call\\(s\\), the last over the mst tree" --
   ${ftcrun_launch} -n 5 --algorithm bcast=mst -- $<TARGET_FILE:pmpi_test_pmpi>)
@@ -197,6 +205,9 @@ if(FTCOLL_HAVE_ULFM)
   pmpi_test(pmpi.semantics.scatterv_native.p03 3 ${expect_run} 0 "pmpi p=3: all checks passed"
     "scatter 0 by ftcoll, [1-9][0-9]* by MPI; scatterv 0 by ftcoll, [1-9][0-9]* by MPI" --
     ${ftcrun_launch} -n 3 --algorithm scatter=native,scatterv=native -- $<TARGET_FILE:pmpi_test_pmpi>)
+  pmpi_test(pmpi.semantics.reduce_scatter_native.p03 3 ${expect_run} 0 "pmpi p=3: all checks passed"
+    "reduce_scatter 0 by ftcoll, [1-9][0-9]* by MPI; reduce_scatter_block 0 by ftcoll, [1-9][0-9]* by MPI" --
+    ${ftcrun_launch} -n 3 --algorithm reduce_scatter=native,reduce_scatter_block=native -- $<TARGET_FILE:pmpi_test_pmpi>)
   pmpi_test(pmpi.semantics.alltoall_native.p03 3 ${expect_run} 0 "pmpi p=3: all checks passed"
     "alltoall 0 by ftcoll, [1-9][0-9]* by MPI; alltoallv 0 by ftcoll, [1-9][0-9]* by MPI" --
     ${ftcrun_launch} -n 3 --algorithm alltoall=native,alltoallv=native -- $<TARGET_FILE:pmpi_test_pmpi>)
@@ -215,16 +226,17 @@ if(FTCOLL_HAVE_ULFM)
     "monte_carlo: [0-9]+ hits of [0-9]+ darts" "finished: 6 rank\\(s\\)" --
     ${ftcrun_launch} -n 8 --inject "kill rank=5 call=4 step=0$<SEMICOLON> kill rank=2 call=7 step=1"
     -- $<TARGET_FILE:app_monte_carlo> 10 5000)
-  # census: every collective ftcoll survives in, each round (11 calls); rank
+  # census: every collective ftcoll survives in, each round (13 calls); rank
   # 3 dies entering round 2's MPI_Reduce, rank 6 in round 3's MPI_Gatherv,
-  # rank 5 entering round 3's MPI_Alltoall, rank 1 once round 4's
-  # MPI_Alltoallv brought it every block: the program's own checks pass on
+  # rank 5 entering round 3's MPI_Alltoall, rank 1 once round 5's
+  # MPI_Reduce_scatter_block is done here: the program's own checks pass on
   # the survivors
   pmpi_test(pmpi.kill.census 8 ${expect_run} 0 "failures survived: rank\\(s\\) 1, 3, 5, 6"
     "census: 12 rounds, 4 of 8 ranks counted at the end: every check passed"
     "finished: 4 rank\\(s\\), exit status 0" "reduce [1-9][0-9]* by ftcoll, 0 by MPI"
-    "alltoallv [1-9][0-9]* by ftcoll, 0 by MPI" --
-    ${ftcrun_launch} -n 8 --inject "kill rank=3 call=16 step=0$<SEMICOLON> kill rank=6 call=26 step=1$<SEMICOLON> kill rank=5 call=30 step=0$<SEMICOLON> kill rank=1 call=42 step=1"
+    "alltoallv [1-9][0-9]* by ftcoll, 0 by MPI"
+    "reduce_scatter_block [1-9][0-9]* by ftcoll, 0 by MPI" --
+    ${ftcrun_launch} -n 8 --inject "kill rank=3 call=18 step=0$<SEMICOLON> kill rank=6 call=30 step=1$<SEMICOLON> kill rank=5 call=34 step=0$<SEMICOLON> kill rank=1 call=62 step=1"
     -- $<TARGET_FILE:app_census> 12)
   # heat: rank 3 dies in its collective phase; the allgather goes on over
   # the survivors and rank 3's block keeps the program's -1

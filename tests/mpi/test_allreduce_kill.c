@@ -16,8 +16,13 @@
  * communicator working for the calls after it.
  * FTCOLL_TEST_ALLREDUCE_COUNT=N: N elements per call instead of 5 (from
  * 16384 longs, 128 KiB, the calls confirm instead of keeping a copy).
+ * FTCOLL_TEST_REDUCE_SCATTER=1: the calls are ftc_reduce_scatter_block's
+ * (odd calls: N elements a block, call 3 in place) and ftc_reduce_scatter's
+ * (even calls: N + r mod 2 for rank r), each rank checking every element
+ * of its block; the same allreduce underneath, the same S.
  * The lowest survivor prints one line:
  *   allreduce-kill p=P survivors=N calls=C wrong=W S=[...]: PASS|FAIL
+ * (reduce_scatter-kill with FTCOLL_TEST_REDUCE_SCATTER=1).
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -55,13 +60,64 @@ static bool strict_mode(void)
 /* ftc_comm_recovered_calls after the last call checked (one communicator). */
 static long recovered_before = 0;
 
-/* One call: its return code, result and report against expectations. */
-static int check_call(ftc_comm_t comm, int rank, int p, int call, long *value, int count,
-                      uint64_t *set)
+/* FTCOLL_TEST_REDUCE_SCATTER=1: the calls are reduce_scatters. */
+static bool scattering(void)
 {
-    for (int e = 0; e < count; e++)
-        value[e] = input(rank, call, e);
-    const int rc = ftc_allreduce(MPI_IN_PLACE, value, count, MPI_LONG, MPI_SUM, comm);
+    const char *text = getenv("FTCOLL_TEST_REDUCE_SCATTER");
+    return text && strcmp(text, "1") == 0;
+}
+
+/* A reduce_scatter call: rank r's block of the vector (its elements), and
+ * *offset its first element. */
+static int block_of(int call, int count, int r, int *offset)
+{
+    *offset = 0;
+    for (int q = 0; q < r; q++)
+        *offset += call % 2 ? count : count + q % 2;
+    return call % 2 ? count : count + r % 2;
+}
+
+static int vector_length(int call, int count, int p)
+{
+    int offset = 0;
+    const int last = block_of(call, count, p - 1, &offset);
+    return offset + last;
+}
+
+/* The call: an in-place allreduce of `count` elements, or a reduce_scatter
+ * whose block lands at value[0 ..); *first: the vector's element value[0]
+ * holds, *elements how many to check. */
+static int run_call(ftc_comm_t comm, int rank, int p, int call, long *value, long *vector,
+                    int count, int *first, int *elements)
+{
+    if (!scattering()) {
+        for (int e = 0; e < count; e++)
+            value[e] = input(rank, call, e);
+        *first = 0;
+        *elements = count;
+        return ftc_allreduce(MPI_IN_PLACE, value, count, MPI_LONG, MPI_SUM, comm);
+    }
+    const int length = vector_length(call, count, p);
+    *elements = block_of(call, count, rank, first);
+    const bool in_place = call == 3;
+    long *input_at = in_place ? value : vector;
+    for (int e = 0; e < length; e++)
+        input_at[e] = input(rank, call, e);
+    const void *from = in_place ? MPI_IN_PLACE : vector;
+    if (call % 2)
+        return ftc_reduce_scatter_block(from, value, count, MPI_LONG, MPI_SUM, comm);
+    int counts[MAX_RANKS], unused = 0;
+    for (int r = 0; r < p; r++)
+        counts[r] = block_of(call, count, r, &unused);
+    return ftc_reduce_scatter(from, value, counts, MPI_LONG, MPI_SUM, comm);
+}
+
+/* One call: its return code, result and report against expectations. */
+static int check_call(ftc_comm_t comm, int rank, int p, int call, long *value, long *vector,
+                      int count, uint64_t *set)
+{
+    int first = 0, elements = 0;
+    const int rc = run_call(comm, rank, p, call, value, vector, count, &first, &elements);
     char message[512];
     snprintf(message, sizeof(message), "%s", ftc_error_message());
     ftc_allreduce_report report;
@@ -86,13 +142,13 @@ static int check_call(ftc_comm_t comm, int rank, int p, int call, long *value, i
         fprintf(stderr, "FAIL rank %d call %d: a survivor missing from S\n", rank, call);
         wrong++;
     }
-    for (int e = 0; e < count; e++) {
+    for (int e = 0; e < elements; e++) {
         long expected = 0;
         for (int r = 0; r < p; r++)
-            expected += in_result[r] ? input(r, call, e) : 0;
+            expected += in_result[r] ? input(r, call, first + e) : 0;
         if (value[e] != expected) {
             fprintf(stderr, "MISMATCH rank %d call %d element %d: %ld, expected %ld for S=%#llx\n",
-                    rank, call, e, value[e], expected, (unsigned long long)*set);
+                    rank, call, first + e, value[e], expected, (unsigned long long)*set);
             wrong++;
         }
     }
@@ -142,11 +198,13 @@ int main(int argc, char **argv)
     int wrong = 0;
     uint64_t sets[CALLS];
     const int count = count_of_calls();
-    long *value = checked_malloc(sizeof(long) * (size_t)count);
+    /* room for a reduce_scatter's whole vector: p blocks of count + 1 */
+    const size_t room = (size_t)(count + 1) * (size_t)p;
+    long *value = checked_malloc(sizeof(long) * room), *vector = checked_malloc(sizeof(long) * room);
     const char *after = getenv("FTCOLL_TEST_ALLGATHER_AFTER");
     const int allgather_after = after ? atoi(after) : 0;
     for (int call = 0; call < CALLS; call++) {
-        wrong += check_call(comm, rank, p, call + 1, value, count, &sets[call]);
+        wrong += check_call(comm, rank, p, call + 1, value, vector, count, &sets[call]);
         if (call + 1 == allgather_after)
             wrong += check_allgather(comm, rank, p, call + 1);
     }
@@ -172,7 +230,8 @@ int main(int argc, char **argv)
         }
     }
     if (reporter == 0) {
-        printf("allreduce-kill p=%d survivors=%d calls=%d wrong=%d S=[", p, n, CALLS, total_wrong);
+        printf("%s p=%d survivors=%d calls=%d wrong=%d S=[",
+               scattering() ? "reduce_scatter-kill" : "allreduce-kill", p, n, CALLS, total_wrong);
         for (int call = 0; call < CALLS; call++)
             printf("%s%#llx", call ? " " : "", (unsigned long long)sets[call]);
         printf("]: %s\n", total_wrong ? "FAIL" : "PASS");
@@ -180,5 +239,6 @@ int main(int argc, char **argv)
     MPI_Comm_free(&survivors);
     ftc_comm_free(&comm);
     free(value);
+    free(vector);
     leave_without_finalize(total_wrong ? 1 : 0);
 }

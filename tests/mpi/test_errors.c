@@ -714,6 +714,52 @@ static int check_alltoall_arguments(ftc_comm_t comm, int rank, int p)
     return f;
 }
 
+static int check_reduce_scatter_arguments(ftc_comm_t comm, int rank, int p)
+{
+    enum { MAX = 64 };
+    int send[2 * MAX] = { 0 }, recv[2 * MAX] = { 0 }, counts[MAX];
+    for (int r = 0; r < p; r++)
+        counts[r] = 2;
+    int f = expect_error("ftc_reduce_scatter_block with a negative recvcount",
+                         ftc_reduce_scatter_block(send, recv, -1, MPI_INT, MPI_SUM, comm),
+                         MPI_ERR_COUNT, "recvcount");
+    f += expect_error("ftc_reduce_scatter_block from a NULL buffer",
+                      ftc_reduce_scatter_block(NULL, recv, 2, MPI_INT, MPI_SUM, comm),
+                      MPI_ERR_BUFFER, "sendbuf");
+    f += expect_error("ftc_reduce_scatter_block into a NULL buffer",
+                      ftc_reduce_scatter_block(send, NULL, 2, MPI_INT, MPI_SUM, comm),
+                      MPI_ERR_BUFFER, "recvbuf");
+    f += expect_error("ftc_reduce_scatter_block with MPI_OP_NULL",
+                      ftc_reduce_scatter_block(send, recv, 2, MPI_INT, MPI_OP_NULL, comm),
+                      MPI_ERR_OP, NULL);
+    f += expect_error("ftc_reduce_scatter_block of a NULL type",
+                      ftc_reduce_scatter_block(send, recv, 2, MPI_DATATYPE_NULL, MPI_SUM, comm),
+                      MPI_ERR_TYPE, NULL);
+    f += expect_error("ftc_reduce_scatter_block on a NULL ftc_comm_t",
+                      ftc_reduce_scatter_block(send, recv, 2, MPI_INT, MPI_SUM, NULL),
+                      MPI_ERR_COMM, NULL);
+    f += expect_error("ftc_reduce_scatter with NULL recvcounts",
+                      ftc_reduce_scatter(send, recv, NULL, MPI_INT, MPI_SUM, comm), MPI_ERR_ARG,
+                      "recvcounts");
+    counts[p - 1] = -3;
+    f += expect_error("ftc_reduce_scatter with a negative recvcounts entry",
+                      ftc_reduce_scatter(send, recv, counts, MPI_INT, MPI_SUM, comm),
+                      MPI_ERR_COUNT, "recvcounts");
+    counts[p - 1] = 2;
+    f += expect_error("ftc_reduce_scatter with an op not defined on the type",
+                      ftc_reduce_scatter(send, recv, counts, MPI_FLOAT, MPI_BAND, comm),
+                      MPI_ERR_OP, "datatype");
+    /* and a good call still works after them all */
+    for (int i = 0; i < 2 * p; i++)
+        send[i] = rank + i;
+    f += expect_success("ftc_reduce_scatter_block after the errors",
+                        ftc_reduce_scatter_block(send, recv, 2, MPI_INT, MPI_SUM, comm));
+    for (int i = 0; i < 2; i++)
+        f += expect_true("ftc_reduce_scatter_block's result",
+                         recv[i] == p * (p - 1) / 2 + p * (2 * rank + i));
+    return f;
+}
+
 static int check_gatherv_arguments(ftc_comm_t comm, int rank, int p)
 {
     int send[4] = { 0 }, recv[4 * 64], counts[64], displs[64];
@@ -989,6 +1035,7 @@ int main(int argc, char **argv)
     f += check_scatter_arguments(comm, my_rank, p);
     f += check_reduce_arguments(comm, my_rank, p);
     f += check_alltoall_arguments(comm, my_rank, p);
+    f += check_reduce_scatter_arguments(comm, my_rank, p);
     f += check_fault_tolerance_api(comm, p);
     f += expect_success("ftc_comm_free", ftc_comm_free(&comm));
     f += expect_true("ftc_comm_free sets the handle to NULL", comm == NULL);

@@ -287,6 +287,44 @@ static void sum_of_pairs(void *in, void *inout, int *len, MPI_Datatype *type)
         b[i] += a[i];
 }
 
+/* MPI_Reduce_scatter_block and MPI_Reduce_scatter (zero counts among
+ * them), in place and not. */
+static void check_reduce_scatter(MPI_Comm comm)
+{
+    int me, p;
+    MPI_Comm_rank(comm, &me);
+    MPI_Comm_size(comm, &p);
+    enum { N = 3, MAX = 64 };
+    if (p > MAX)
+        return;
+    int send[N * MAX + MAX], recv[N * MAX + MAX], counts[MAX];
+    for (int in_place = 0; in_place < 2; in_place++) {
+        for (int i = 0; i < N * p; i++)
+            send[i] = recv[i] = me * 7 + i;
+        MPI_Reduce_scatter_block(in_place ? MPI_IN_PLACE : send, recv, N, MPI_INT, MPI_SUM,
+                                 comm);
+        for (int i = 0; i < N; i++) {
+            const int j = me * N + i, want = 7 * p * (p - 1) / 2 + p * j;
+            expect(recv[i] == want, in_place ? "reduce_scatter_block in place"
+                                             : "reduce_scatter_block", recv[i], want);
+        }
+        int total = 0, first = 0;
+        for (int r = 0; r < p; r++) {
+            counts[r] = (r + in_place) % 3;   /* zeros among them */
+            first += r < me ? counts[r] : 0;
+            total += counts[r];
+        }
+        for (int i = 0; i < total; i++)
+            send[i] = recv[i] = me * 7 + i;
+        MPI_Reduce_scatter(in_place ? MPI_IN_PLACE : send, recv, counts, MPI_INT, MPI_MAX, comm);
+        for (int i = 0; i < counts[me]; i++) {
+            const int want = (p - 1) * 7 + first + i;
+            expect(recv[i] == want, in_place ? "reduce_scatter in place" : "reduce_scatter",
+                   recv[i], want);
+        }
+    }
+}
+
 /* MPI_Alltoall and MPI_Alltoallv, in place and not; a derived type too. */
 static void check_alltoall(MPI_Comm comm)
 {
@@ -509,6 +547,7 @@ static void check_communicators(void)
         check_scatterv(half);
         check_reduce(half);
         check_alltoall(half);
+        check_reduce_scatter(half);
         MPI_Comm_dup(half, &copy);
         check_bcast(copy);
         MPI_Barrier(copy);
@@ -575,6 +614,7 @@ int main(int argc, char **argv)
     check_allgatherv(MPI_COMM_WORLD);
     check_reduce(MPI_COMM_WORLD);
     check_alltoall(MPI_COMM_WORLD);
+    check_reduce_scatter(MPI_COMM_WORLD);
     check_bcast(MPI_COMM_WORLD);
     MPI_Barrier(MPI_COMM_WORLD);
     check_communicators();

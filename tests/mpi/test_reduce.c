@@ -27,89 +27,9 @@
 
 #include "ftcoll.h"
 #include "harness.h"
+#include "reductions.h"
 
 enum { UNTOUCHED = -7 };
-
-typedef enum { OP_SUM_INT, OP_MAX_DOUBLE, OP_MINLOC, OP_USER_INT, OP_KINDS } op_kind;
-
-static const char *const op_names[OP_KINDS] = { "sum int", "max double", "minloc double_int",
-                                                "user int" };
-
-typedef struct {
-    double value;
-    int index;
-} double_int;
-
-/* A user's op, created commutative: the sum, so that the expected ints
- * are the MPI_SUM case's, reached through a function MPI cannot inline. */
-static void user_sum(void *in, void *inout, int *len, MPI_Datatype *type)
-{
-    (void)type;
-    const int *a = in;
-    int *b = inout;
-    for (int i = 0; i < *len; i++)
-        b[i] = a[i] + b[i];
-}
-
-/* Rank r's input element i, by kind. */
-static int int_input(int r, int i) { return (r + 1) * 1000 + i % 997 - r * (i % 7); }
-static double double_input(int r, int i) { return (double)((r * 37 + i * 11) % 101) + 0.5 * r; }
-
-typedef struct {
-    MPI_Datatype type;
-    MPI_Op op;
-    size_t element;      /* bytes in memory */
-} kind_of_op;
-
-static kind_of_op kind(op_kind k, MPI_Op user)
-{
-    switch (k) {
-    case OP_SUM_INT: return (kind_of_op){ MPI_INT, MPI_SUM, sizeof(int) };
-    case OP_MAX_DOUBLE: return (kind_of_op){ MPI_DOUBLE, MPI_MAX, sizeof(double) };
-    case OP_MINLOC: return (kind_of_op){ MPI_DOUBLE_INT, MPI_MINLOC, sizeof(double_int) };
-    default: return (kind_of_op){ MPI_INT, user, sizeof(int) };
-    }
-}
-
-static void fill_input(op_kind k, int r, int count, void *buf)
-{
-    memset(buf, 0, kind(k, MPI_OP_NULL).element * (size_t)count);   /* a pair's padding too */
-    for (int i = 0; i < count; i++)
-        switch (k) {
-        case OP_MAX_DOUBLE: ((double *)buf)[i] = double_input(r, i); break;
-        case OP_MINLOC:
-            ((double_int *)buf)[i] = (double_int){ double_input(r, i), r };
-            break;
-        default: ((int *)buf)[i] = int_input(r, i); break;
-        }
-}
-
-/* The expected result's element i over ranks 0..p-1. */
-static bool holds_result(op_kind k, int p, int i, const void *buf)
-{
-    switch (k) {
-    case OP_MAX_DOUBLE: {
-        double best = double_input(0, i);
-        for (int r = 1; r < p; r++)
-            best = double_input(r, i) > best ? double_input(r, i) : best;
-        return ((const double *)buf)[i] == best;
-    }
-    case OP_MINLOC: {
-        double_int best = { double_input(0, i), 0 };
-        for (int r = 1; r < p; r++)
-            if (double_input(r, i) < best.value)
-                best = (double_int){ double_input(r, i), r };
-        const double_int got = ((const double_int *)buf)[i];
-        return got.value == best.value && got.index == best.index;
-    }
-    default: {
-        int sum = 0;
-        for (int r = 0; r < p; r++)
-            sum += int_input(r, i);
-        return ((const int *)buf)[i] == sum;
-    }
-    }
-}
 
 static void abort_on_error(int rc, const char *what)
 {
@@ -140,7 +60,7 @@ static int run_case(ftc_comm_t comm, int rank, int p, int root, op_kind k, int c
     int bad = 0;
     if (at_root) {
         for (int i = 0; i < count && !bad; i++)
-            if (!holds_result(k, p, i, recv)) {
+            if (!holds_result(k, p, i, recv, i)) {
                 fprintf(stderr, "MISMATCH rank %d %s: element %d of the result\n", rank, what,
                         i);
                 bad = 1;

@@ -40,7 +40,7 @@ while IFS='|' read -r ranks env spec; do
         env FTCOLL_INJECT="$spec" $env timeout -k 5 "$limit" \
             "${launcher[@]}" "$ranks" "$program" </dev/null >"$log" 2>&1
         rc=$?
-        line=$(grep -aE "^[a-z]+-kill " "$log" | tail -1)
+        line=$(grep -aE "^[a-z_]+-kill " "$log" | tail -1)
         [[ "$line" == *": PASS" ]] && [[ "$line" != *" survivors=$((ranks - kills)) "* ]] \
             && [ "$rc" -eq 0 ] \
             && ! grep -aq "MISMATCH\|: FAIL\|^FAIL\|Sanitizer\|runtime error:" "$log" || break

@@ -102,7 +102,8 @@ def parse_args(argv):
     ap.add_argument("--length", type=int, default=0,
                     help="one fixed vector length for every call (default: cycle)")
     ap.add_argument("--collective", choices=["allreduce", "bcast", "allgather", "allgatherv", "gather",
-                             "gatherv", "scatterv", "reduce", "alltoall", "alltoallv"],
+                             "gatherv", "scatterv", "reduce", "alltoall", "alltoallv",
+                             "reduce_scatter"],
                     default="allreduce",
                     help="what torture_api calls back to back: ftc_allreduce (with a "
                          "broadcast and a barrier every 16 calls), ftc_bcast from "
@@ -115,7 +116,8 @@ def parse_args(argv):
                          "or ftc_scatterv of them from such a root, or ftc_reduce of the "
                          "allreduce's vectors to such a root, or ftc_alltoall of such "
                          "blocks, every other call in place, or ftc_alltoallv of blocks "
-                         "some shorter or empty (default allreduce)")
+                         "some shorter or empty, or ftc_reduce_scatter(_block) of the "
+                         "allreduce's vectors (default allreduce)")
     ap.add_argument("--keep-all", action="store_true",
                     help="with --keep-logs: keep every job's log, not only failing ones'")
     ap.add_argument("--verbose", action="store_true", help="print every job's reasons")

@@ -58,9 +58,16 @@
  * before the call untouched (in place: as it was), and its send buffer
  * unchanged. One checked ftc_allreduce ends the loop.
  *
+ * With --collective reduce_scatter every call reduces the allreduce's
+ * kinds and lengths as whole vectors: odd calls ftc_reduce_scatter_block
+ * (blocks of ceil(n / p) elements), even ones ftc_reduce_scatter (n / p,
+ * one more for the first n mod p ranks), half of them in place. Every rank
+ * checks every element of its block exact over the call's S (the same on
+ * every survivor, in the digest).
+ *
  * Usage: torture_api CALLS [--length N] [--after none|allgather|survivors|both]
  *                    [--collective allreduce|bcast|allgather|allgatherv|gather|gatherv|
- *                                  scatterv|reduce|alltoall|alltoallv]
+ *                                  scatterv|reduce|alltoall|alltoallv|reduce_scatter]
  * Environment: TORTURE_PIDS, TORTURE_STARTED, TORTURE_PROGRESS (the pids,
  * the start of the calls and each rank's call number, for the driver: see
  * torture_launch.h).
@@ -112,7 +119,7 @@ typedef enum { AFTER_NONE, AFTER_ALLGATHER, AFTER_SURVIVORS, AFTER_BOTH } after_
 
 typedef enum { LOOP_ALLREDUCE, LOOP_BCAST, LOOP_ALLGATHER, LOOP_ALLGATHERV,
                LOOP_GATHER, LOOP_GATHERV, LOOP_SCATTERV, LOOP_REDUCE, LOOP_ALLTOALL,
-               LOOP_ALLTOALLV } loop_collective;
+               LOOP_ALLTOALLV, LOOP_REDUCE_SCATTER } loop_collective;
 
 typedef struct {
     int calls;
@@ -358,13 +365,14 @@ static void format_element(call_kind kind, const void *element, char *text, size
 }
 
 /* Every element against the exact result over S; returns the wrong ones. */
-static int check_elements(const run_state *st, call_kind kind, int call, int n, uint64_t s,
-                          const void *result, size_t element_size)
+/* Elements first .. first + n - 1 of the exact result, at `result`. */
+static int check_elements(const run_state *st, call_kind kind, int call, int first, int n,
+                          uint64_t s, const void *result, size_t element_size)
 {
     int bad = 0;
     for (int i = 0; i < n; i++) {
         long long expected[1];   /* room for any of the three types */
-        exact_element(kind, call, i, s, st->p, expected);
+        exact_element(kind, call, first + i, s, st->p, expected);
         const char *got = (const char *)result + (size_t)i * element_size;
         if (memcmp(got, expected, element_size) == 0)
             continue;
@@ -373,8 +381,8 @@ static int check_elements(const run_state *st, call_kind kind, int call, int n, 
             format_element(kind, got, got_text, sizeof(got_text));
             format_element(kind, expected, expected_text, sizeof(expected_text));
             fprintf(stderr, "MISMATCH rank %d call %d kind %d n %d element %d: got %s, "
-                    "expected %s for S=%#llx\n", st->rank, call, (int)kind, n, i, got_text,
-                    expected_text, (unsigned long long)s);
+                    "expected %s for S=%#llx\n", st->rank, call, (int)kind, n, first + i,
+                    got_text, expected_text, (unsigned long long)s);
         }
     }
     if (bad > MAX_REPORTED)
@@ -396,7 +404,7 @@ static int torture_call(ftc_comm_t comm, run_state *st, const options *opt, int 
     uint64_t s;
     if (call_reported(comm, st, call, "ftc_allreduce", rc, &s) != 0)
         return 1;
-    record_call(st, call, s, check_elements(st, kind, call, n, s, recv, shape.element_size));
+    record_call(st, call, s, check_elements(st, kind, call, 0, n, s, recv, shape.element_size));
     st->digest = torture_digest_add(st->digest, recv, (size_t)n * shape.element_size);
     return 0;
 }
@@ -876,12 +884,43 @@ static int torture_reduce_loop_call(ftc_comm_t comm, run_state *st, const option
     int bad = 0;
     if (at_root) {
         bad += check_root_set(st, call, s);
-        bad += check_elements(st, kind, call, n, s, recv, shape.element_size);
+        bad += check_elements(st, kind, call, 0, n, s, recv, shape.element_size);
     }
     st->wrong += bad != 0;
     const int32_t call_number = call;   /* S is the root's alone: not in the digest */
     st->digest = torture_digest_add(st->digest, &call_number, sizeof(call_number));
     st->done = call;
+    return 0;
+}
+
+/* --collective reduce_scatter: the allreduce's kinds and lengths as whole
+ * vectors, odd calls ftc_reduce_scatter_block's (blocks of ceil(n / p)),
+ * even ones ftc_reduce_scatter's (n / p, one more for the first n mod p
+ * ranks); every rank checks its block over S, the same S everywhere. */
+static int torture_reduce_scatter_loop_call(ftc_comm_t comm, run_state *st, const options *opt,
+                                            int call, MPI_Op user_op, void *send, void *recv)
+{
+    const call_kind kind = (call_kind)(call % KIND_COUNT);
+    const call_shape shape = shape_of(kind, user_op);
+    const int n = length_of(opt, call), p = st->p;
+    const bool as_block = call % 2 == 1;
+    int counts[MAX_RANKS], first = 0, length = 0;
+    for (int r = 0; r < p; r++) {
+        counts[r] = as_block ? (n + p - 1) / p : n / p + (r < n % p);
+        first += r < st->rank ? counts[r] : 0;
+        length += counts[r];
+    }
+    fill_input(kind, st->rank, call, length, shape.in_place ? recv : send);
+    const void *from = shape.in_place ? MPI_IN_PLACE : send;
+    const int rc = as_block
+        ? ftc_reduce_scatter_block(from, recv, counts[0], shape.type, shape.op, comm)
+        : ftc_reduce_scatter(from, recv, counts, shape.type, shape.op, comm);
+    uint64_t s;
+    if (call_reported(comm, st, call, as_block ? "ftc_reduce_scatter_block"
+                                                : "ftc_reduce_scatter", rc, &s) != 0)
+        return 1;
+    record_call(st, call, s, check_elements(st, kind, call, first, counts[st->rank], s, recv,
+                                            shape.element_size));
     return 0;
 }
 
@@ -1014,6 +1053,8 @@ static int parse_options(int argc, char **argv, options *opt)
                 opt->collective = LOOP_ALLTOALL;
             else if (strcmp(c, "alltoallv") == 0)
                 opt->collective = LOOP_ALLTOALLV;
+            else if (strcmp(c, "reduce_scatter") == 0)
+                opt->collective = LOOP_REDUCE_SCATTER;
             else
                 return 1;
         } else {
@@ -1040,7 +1081,8 @@ int main(int argc, char **argv)
         if (st.rank == 0)
             fprintf(stderr, "usage: torture_api CALLS [--length 1..%d] "
                     "[--after none|allgather|survivors|both] [--collective allreduce|bcast|"
-                    "allgather|allgatherv|gather|gatherv|scatterv|reduce|alltoall|alltoallv] "
+                    "allgather|allgatherv|gather|gatherv|scatterv|reduce|alltoall|alltoallv|"
+                    "reduce_scatter] "
                     "(at most %d ranks)\n",
                     MAX_LENGTH, MAX_RANKS);
         MPI_Finalize();
@@ -1082,6 +1124,8 @@ int main(int argc, char **argv)
             : opt.collective == LOOP_REDUCE
             ? torture_reduce_loop_call(comm, &st, &opt, call, user_op, send, recv)
             : exchanging ? torture_alltoall_loop_call(comm, &st, &opt, call, exchanged)
+            : opt.collective == LOOP_REDUCE_SCATTER
+            ? torture_reduce_scatter_loop_call(comm, &st, &opt, call, user_op, send, recv)
             : torture_call(comm, &st, &opt, call, user_op, send, recv) != 0
               || torture_other(comm, &st, call) != 0;
         if (stop)

@@ -57,6 +57,12 @@
  * allgather's: its own block exact, every other one its sender's or
  * untouched, and at the next allreduce every rank of its S exact.
  *
+ * Two calls after the reduce, an MPI_Reduce_scatter_block of the same
+ * inputs (blocks of 1, 100 or 1000 long longs; every other pair an
+ * MPI_Reduce_scatter whose odd ranks get one more), in place every other
+ * time: every rank checks its block as the allreduce's, and at the next
+ * allreduce that the S it names holds every rank alive then.
+ *
  * Usage: torture_pmpi CALLS [--length N]
  * Environment: TORTURE_PIDS, TORTURE_STARTED, TORTURE_PROGRESS as for
  * torture_api (torture_launch.h).
@@ -81,8 +87,8 @@
 #include "torture_launch.h"
 
 enum { MAX_RANKS = 31, MAX_LENGTH = TORTURE_MAX_LENGTH, MAX_REPORTED = 4 };   /* 3 * 4^30 < 2^63 */
-enum { BURST_EVERY = 16, BURST_CALLS = 70, REDUCE_AT = 4, GATHER_AT = 8, ALLTOALL_AT = 10,
-       GATHER_TO_ROOT_AT = 12, SCATTER_AT = 14, UNTOUCHED = -1 };
+enum { BURST_EVERY = 16, BURST_CALLS = 70, REDUCE_AT = 4, REDUCE_SCATTER_AT = 6, GATHER_AT = 8,
+       ALLTOALL_AT = 10, GATHER_TO_ROOT_AT = 12, SCATTER_AT = 14, UNTOUCHED = -1 };
 
 
 typedef struct {
@@ -96,8 +102,9 @@ typedef struct {
     int gathered_call;         /* that allgather's call (0: none pending) */
     int lost_root;             /* a scatterv's root that died with this rank's block
                                 * (-1: none), until the next allreduce */
-    uint64_t reduced;          /* the S of the last reduce this rank was the root of */
-    int reduced_call;          /* that reduce's call (0: none pending) */
+    uint64_t reduced;          /* the S of the last reduce this rank was the root of,
+                                * or of the last reduce_scatter */
+    int reduced_call;          /* that call (0: none pending) */
     double loop_seconds;
 } run_state;
 
@@ -122,14 +129,15 @@ static uint64_t set_of(long long value, long long c, int p)
     return v == 0 ? s : UINT64_MAX;
 }
 
-/* Every element of one result against the rules; returns the S they name
- * (the first element's) and counts the call wrong if any rule fails. */
-static uint64_t check_result(run_state *st, int call, const long long *sum, int n)
+/* Every element of one result (elements first .. first + n - 1 of the
+ * call's vector) against the rules; returns the S they name (the first
+ * element's) and counts the call wrong if any rule fails. */
+static uint64_t check_result(run_state *st, int call, const long long *sum, int first, int n)
 {
     int bad = 0;
-    const uint64_t s = set_of(sum[0], factor_of(call, 0), st->p);
+    const uint64_t s = set_of(sum[0], factor_of(call, first), st->p);
     for (int i = 0; i < n; i++) {
-        const uint64_t named = set_of(sum[i], factor_of(call, i), st->p);
+        const uint64_t named = set_of(sum[i], factor_of(call, first + i), st->p);
         const char *why = named == UINT64_MAX             ? "not c times 0/1 base-4 digits"
                           : named != s                    ? "names another S than element 0"
                           : !((named >> st->rank) & 1u)   ? "lacks this rank"
@@ -137,7 +145,8 @@ static uint64_t check_result(run_state *st, int call, const long long *sum, int 
                                                           : NULL;
         if (why && bad++ < MAX_REPORTED)
             fprintf(stderr, "MISMATCH rank %d call %d n %d element %d: %lld (c=%lld) %s; "
-                    "previous S=%#llx\n", st->rank, call, n, i, sum[i], factor_of(call, i), why,
+                    "previous S=%#llx\n", st->rank, call, n, first + i, sum[i],
+                    factor_of(call, first + i), why,
                     (unsigned long long)st->s);
     }
     if (bad > MAX_REPORTED)
@@ -166,7 +175,7 @@ static int torture_call(run_state *st, int call, long long *send, long long *rec
         st->errors++;
         return 1;
     }
-    const uint64_t s = check_result(st, call, recv, n);
+    const uint64_t s = check_result(st, call, recv, 0, n);
     if (st->gathered_call && s != UINT64_MAX && (s & ~st->gathered) != 0) {
         fprintf(stderr, "MISMATCH rank %d call %d: the allgather after call %d lacks the "
                 "blocks of ranks alive now (exact %#llx, S %#llx)\n", st->rank, call,
@@ -181,7 +190,7 @@ static int torture_call(run_state *st, int call, long long *send, long long *rec
     }
     st->lost_root = -1;
     if (st->reduced_call && s != UINT64_MAX && (s & ~st->reduced) != 0) {
-        fprintf(stderr, "MISMATCH rank %d call %d: the reduce of call %d at this root lacks "
+        fprintf(stderr, "MISMATCH rank %d call %d: the reduce(_scatter) of call %d lacks "
                 "ranks alive now (its S %#llx, S %#llx)\n", st->rank, call, st->reduced_call,
                 (unsigned long long)st->reduced, (unsigned long long)s);
         st->wrong++;
@@ -488,7 +497,40 @@ static void reduce(run_state *st, int call, long long *send, long long *recv)
     }
     if (st->rank != root)
         return;
-    st->reduced = check_result(st, call, recv, n);
+    st->reduced = check_result(st, call, recv, 0, n);
+    st->reduced_call = call;
+}
+
+/* MPI_Reduce_scatter_block of the allreduce's inputs, blocks of 1, 100 or
+ * 1000, in place every other time; every other pair an MPI_Reduce_scatter
+ * whose odd ranks get one more. Every rank checks every element of its
+ * block as the allreduce's (they name its S), and at the next allreduce
+ * that its S holds every rank alive then. */
+static void reduce_scatter(run_state *st, int call, long long *send, long long *recv)
+{
+    const int k = (int[]){ 1, 100, 1000 }[(call / BURST_EVERY) % 3];
+    const bool in_place = (call / BURST_EVERY) % 2 == 0;
+    const bool as_block = (call / BURST_EVERY) % 4 < 2;
+    int counts[MAX_RANKS], first = 0, length = 0;
+    for (int r = 0; r < st->p; r++) {
+        counts[r] = as_block ? k : k + r % 2;
+        first += r < st->rank ? counts[r] : 0;
+        length += counts[r];
+    }
+    long long *input = in_place ? recv : send;
+    for (int i = 0; i < length; i++)
+        input[i] = factor_of(call, i) * (1LL << (2 * st->rank));
+    const void *from = in_place ? MPI_IN_PLACE : send;
+    const int rc = as_block
+        ? MPI_Reduce_scatter_block(from, recv, k, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD)
+        : MPI_Reduce_scatter(from, recv, counts, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
+    if (rc != MPI_SUCCESS) {
+        fprintf(stderr, "ERROR rank %d call %d: %s returned %d\n", st->rank, call,
+                as_block ? "MPI_Reduce_scatter_block" : "MPI_Reduce_scatter", rc);
+        st->errors++;
+        return;
+    }
+    st->reduced = check_result(st, call, recv, first, counts[st->rank]);
     st->reduced_call = call;
 }
 
@@ -531,6 +573,8 @@ int main(int argc, char **argv)
             burst(&st, call, send);
         if (call % BURST_EVERY == REDUCE_AT)
             reduce(&st, call, send, recv);
+        if (call % BURST_EVERY == REDUCE_SCATTER_AT)
+            reduce_scatter(&st, call, send, recv);
         if (call % BURST_EVERY == GATHER_AT)
             gather(&st, call, send, recv);
         if (call % BURST_EVERY == ALLTOALL_AT)

@@ -1,0 +1,36 @@
+/*
+ * One ftc_reduce_scatter or ftc_reduce_scatter_block once its arguments
+ * are checked (allreduce_block.c).
+ */
+#ifndef FTCOLL_REDUCE_SCATTER_REDUCE_SCATTER_H
+#define FTCOLL_REDUCE_SCATTER_REDUCE_SCATTER_H
+
+#include <stddef.h>
+
+#include <mpi.h>
+
+#include "../comm.h"
+
+typedef struct {
+    const char *name;            /* the public call, for messages */
+    ftc_comm_t comm;
+    const void *input;           /* the whole vector: sendbuf, or in place recvbuf */
+    void *result;                /* recvbuf: this rank's block of the result */
+    int count;                   /* the whole vector's elements */
+    int block_offset;            /* this rank's block: its first element ... */
+    int block_count;             /* ... and its elements */
+    MPI_Datatype type;
+    MPI_Op op;
+    size_t extent;               /* the type's */
+    int type_size;
+} ftc_reduce_scatter_call;
+
+/* Room for the whole vector, made before the guard: a rank short of
+ * memory stops every rank. */
+int ftc_reduce_scatter_reserve(const ftc_reduce_scatter_call *call);
+
+/* The whole call over the live ranks, the allreduce's recovery after a
+ * failure. */
+int ftc_reduce_scatter_run(const ftc_reduce_scatter_call *call);
+
+#endif
