@@ -128,6 +128,13 @@ typedef struct {
     int type_size;
 } ftc_block_places;
 
+/* Where block `rank` of `p` starts. */
+static inline char *ftc_block_place(const ftc_block_places *p, int rank)
+{
+    const MPI_Aint at = p->displs ? (MPI_Aint)p->displs[rank] : (MPI_Aint)rank * p->stride;
+    return p->base + at * p->extent;
+}
+
 /*
  * A call whose blocks go each to one rank: to the root (ftc_gatherv,
  * FTC_ROUTE_TO_ROOT), from the root to their owners (ftc_scatterv,

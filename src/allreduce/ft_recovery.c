@@ -452,18 +452,12 @@ static int move_blocks(ftc_ft_call *c, const ftc_routed_blocks *b, const ftc_ft_
 
 /* ---- the same round for an alltoall's pairs ---- */
 
-static char *place_in(const ftc_block_places *p, int rank)
-{
-    const MPI_Aint at = p->displs ? (MPI_Aint)p->displs[rank] : (MPI_Aint)rank * p->stride;
-    return p->base + at * p->extent;
-}
-
 /* The block from `sender` arriving here, into its place in the column. */
 static int receive_pair(routed_batch *t, int sender)
 {
     const ftc_block_places *column = &t->b->column;
     t->expected[t->posted] = column->counts[sender] * column->type_size;
-    return ftc_p2p_irecv(place_in(column, sender), column->counts[sender], column->type,
+    return ftc_p2p_irecv(ftc_block_place(column, sender), column->counts[sender], column->type,
                          ftc_ft_epoch_rank(t->c->ft, sender), FTC_TAG_FT_BLOCKS,
                          ftc_ft_epoch_comm(t->c->ft), &t->r[t->posted]);
 }
@@ -480,7 +474,7 @@ static int send_pair(routed_batch *t, int destination)
                                    b->extent, b->type_size };
     t->expected[t->posted] = -1;
     ftc_ft_die_if_injected(t->c, FTC_INJECT_BEFORE_SEND, NULL);
-    return ftc_p2p_isend(place_in(&row, destination), b->counts[destination], b->type,
+    return ftc_p2p_isend(ftc_block_place(&row, destination), b->counts[destination], b->type,
                          ftc_ft_epoch_rank(t->c->ft, destination), FTC_TAG_FT_BLOCKS,
                          ftc_ft_epoch_comm(t->c->ft), &t->r[t->posted]);
 }

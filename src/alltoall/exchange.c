@@ -47,12 +47,6 @@ static int rank_at(const ftc_alltoall_flow *f, int index)
     return ftc_ft_live_ranks(f->ft)[index];
 }
 
-static char *place_of(const ftc_block_places *p, int rank)
-{
-    const MPI_Aint at = p->displs ? (MPI_Aint)p->displs[rank] : (MPI_Aint)rank * p->stride;
-    return p->base + at * p->extent;
-}
-
 static size_t bytes_of(const ftc_block_places *p, int rank)
 {
     return (size_t)p->counts[rank] * (size_t)p->type_size;
@@ -64,8 +58,8 @@ int ftc_alltoall_post_receive(ftc_alltoall_flow *f, int from, MPI_Request *r)
 {
     const ftc_block_places *column = &f->a->recv;
     const int rank = rank_at(f, from);
-    const int rc = ftc_p2p_irecv(place_of(column, rank), column->counts[rank], column->type, from,
-                                 f->tag, f->epoch, r);
+    const int rc = ftc_p2p_irecv(ftc_block_place(column, rank), column->counts[rank],
+                                 column->type, from, f->tag, f->epoch, r);
     return rc == MPI_SUCCESS ? rc : ftc_fail_mpi(rc, "%s: receiving from rank %d failed",
                                                  f->a->name, rank);
 }
@@ -74,8 +68,8 @@ int ftc_alltoall_post_send(ftc_alltoall_flow *f, int to, MPI_Request *r)
 {
     const ftc_block_places *row = &f->a->send;
     const int rank = rank_at(f, to);
-    const int rc = ftc_p2p_isend(place_of(row, rank), row->counts[rank], row->type, to, f->tag,
-                                 f->epoch, r);
+    const int rc = ftc_p2p_isend(ftc_block_place(row, rank), row->counts[rank], row->type, to,
+                                 f->tag, f->epoch, r);
     return rc == MPI_SUCCESS ? rc : ftc_fail_mpi(rc, "%s: sending to rank %d failed",
                                                  f->a->name, rank);
 }
@@ -245,12 +239,12 @@ static int pack_block(const ftc_alltoall_flow *f, int rank, char *into, size_t b
     const ftc_alltoall_call *a = f->a;
     if (a->send_contiguous) {
         if (bytes > 0)
-            memcpy(into, place_of(&a->send, rank), bytes);
+            memcpy(into, ftc_block_place(&a->send, rank), bytes);
         return MPI_SUCCESS;
     }
     int position = 0;
-    const int rc = MPI_Pack(place_of(&a->send, rank), a->send.counts[rank], a->send.type, into,
-                            (int)bytes, &position, f->comm->comm);
+    const int rc = MPI_Pack(ftc_block_place(&a->send, rank), a->send.counts[rank], a->send.type,
+                            into, (int)bytes, &position, f->comm->comm);
     return rc == MPI_SUCCESS ? MPI_SUCCESS
                              : ftc_fail_mpi(rc, "%s: packing the block for rank %d failed",
                                             a->name, rank);
@@ -332,8 +326,8 @@ static int copy_own_block(ftc_alltoall_flow *f)
     const int me = f->comm->rank;
     const int rc = a->in_place
         ? MPI_SUCCESS
-        : ftc_typed_copy(place_of(&a->send, me), a->send.counts[me], a->send.type,
-                         a->send_contiguous, place_of(&a->recv, me), a->recv.counts[me],
+        : ftc_typed_copy(ftc_block_place(&a->send, me), a->send.counts[me], a->send.type,
+                         a->send_contiguous, ftc_block_place(&a->recv, me), a->recv.counts[me],
                          a->recv.type, a->recv_contiguous, f->comm->comm);
     if (rc == MPI_SUCCESS)
         ftc_holdings_add(f->held, me);

@@ -38,16 +38,15 @@ int ftc_alltoall_pack_in_place(ftc_alltoall_call *a)
     const ftc_block_places *column = &a->recv;
     int at = 0, rc = MPI_SUCCESS;
     for (int r = 0; rc == MPI_SUCCESS && r < a->comm->size; r++) {
-        const MPI_Aint place = column->displs ? (MPI_Aint)column->displs[r]
-                                              : (MPI_Aint)r * column->stride;
+        const char *place = ftc_block_place(column, r);
         const int bytes = column->counts[r] * column->type_size;
         s->packed_counts[r] = bytes;
         s->packed_displs[r] = at;
         int position = at;
         if (a->recv_contiguous && bytes > 0)
-            memcpy(s->packed + at, column->base + place * column->extent, (size_t)bytes);
+            memcpy(s->packed + at, place, (size_t)bytes);
         else if (bytes > 0)
-            rc = MPI_Pack(column->base + place * column->extent, column->counts[r], column->type,
+            rc = MPI_Pack(place, column->counts[r], column->type,
                           s->packed, (int)s->packed_capacity, &position, a->comm->comm);
         at += bytes;
     }
