@@ -90,9 +90,9 @@ run: build
 	FTCOLL_MPIRUN_ARGS="--oversubscribe --bind-to none" $(BUILD)/ftcrun -n $(RANKS) \
 	  --algorithm allgather=ring --inject "kill rank=3 call=33 step=0" \
 	  -- $(BUILD)/tests/app_heat 32 30 5
-	@echo "== an unmodified census (every collective ftcoll survives in, each round); ranks 3, 6 and 1 killed =="
+	@echo "== an unmodified census (every collective ftcoll survives in, each round); ranks 3, 6 and 1 killed, rank 1 entering a scan =="
 	FTCOLL_MPIRUN_ARGS="--oversubscribe --bind-to none" $(BUILD)/ftcrun -n $(RANKS) \
-	  --inject "kill rank=3 call=18 step=0; kill rank=6 call=30 step=1; kill rank=1 call=49 step=0" \
+	  --inject "kill rank=3 call=20 step=0; kill rank=6 call=34 step=1; kill rank=1 call=57 step=0" \
 	  -- $(BUILD)/tests/app_census 20
 	$(MAKE) --no-print-directory run-api
 

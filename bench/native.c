@@ -20,7 +20,8 @@
  *
  * Reported: the median over the rounds of each side, and their ratio,
  * layer / native. Sizes are bytes per rank: the vector of an allreduce or
- * a reduce to root 0 (MPI_FLOAT, MPI_SUM), the block of a
+ * a reduce to root 0 (MPI_FLOAT, MPI_SUM), each rank's input of a scan or
+ * an exscan (MPI_FLOAT, MPI_SUM), the block of a
  * reduce_scatter(_block) (MPI_FLOAT, MPI_SUM, p of them), of an allgather(v),
  * a gather(v) (to root 0), a scatter(v) (from root 0) or an alltoall(v)
  * (each rank's for each rank), the message of a
@@ -167,6 +168,21 @@ static int reduce_scatter(int bytes, char *out, int native)
                                        MPI_COMM_WORLD);
 }
 
+/* Each rank's vector of `bytes` (MPI_FLOAT, MPI_SUM), its prefix into `out`. */
+static int scan(int bytes, char *out, int native)
+{
+    const int count = bytes / (int)sizeof(float);
+    return native ? PMPI_Scan(send_buf, out, count, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD)
+                  : MPI_Scan(send_buf, out, count, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
+}
+
+static int exscan(int bytes, char *out, int native)
+{
+    const int count = bytes / (int)sizeof(float);
+    return native ? PMPI_Exscan(send_buf, out, count, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD)
+                  : MPI_Exscan(send_buf, out, count, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
+}
+
 /* Every rank's block `bytes` for every rank, in rank order both ways. */
 static int alltoall(int bytes, char *out, int native)
 {
@@ -213,6 +229,8 @@ static const collective collectives[] = {
     { "reduce", reduce, 1, 0 },
     { "reduce_scatter_block", reduce_scatter_block, 1, 0 },
     { "reduce_scatter", reduce_scatter, 1, 0 },
+    { "scan", scan, 1, 0 },
+    { "exscan", exscan, 1, 0 },
     { "allgather", allgather, 1, 1 },
     { "allgatherv", allgatherv, 1, 1 },
     { "gather", gather, 1, 1 },
@@ -272,6 +290,8 @@ static void check(const collective *c, int bytes)
         memcpy(layer_buf, native_buf, out_bytes);
     if ((c->call == gather || c->call == gatherv || c->call == reduce) && rank != 0)
         return;   /* only the root has a result */
+    if (c->call == exscan && rank == 0)
+        return;   /* MPI leaves rank 0's undefined */
     if (memcmp(layer_buf, native_buf, out_bytes) != 0)
         fail("the layer's result differs from MPI's", c, bytes);
 }
@@ -335,7 +355,7 @@ static int usage(void)
 {
     fprintf(stderr, "usage: ftcoll-bench-native [--min-bytes N (>= 4)] [--max-bytes N (<= 16M)] "
                     "[--rounds R (1..%d)] [--block-seconds S (> 0)] [--csv FILE] "
-                    "[--only allreduce|reduce|reduce_scatter_block|reduce_scatter|allgather|"
+                    "[--only allreduce|reduce|reduce_scatter_block|reduce_scatter|scan|exscan|allgather|"
                     "allgatherv|gather|gatherv|scatter|scatterv|alltoall|alltoallv|bcast|barrier]\n", MAX_ROUNDS);
     return 2;
 }

@@ -521,6 +521,47 @@ int ftc_reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[
                        MPI_Datatype datatype, MPI_Op op, ftc_comm_t comm);
 
 /* ----------------------------------------------------------------------------
+ * Scan and exscan
+ * ------------------------------------------------------------------------- */
+
+/*
+ * Same arguments and semantics as MPI_Scan: rank r gets op over the inputs
+ * of ranks 0..r, combined in rank order, so the op need not be
+ * commutative (a user's op too); MPI_IN_PLACE as sendbuf. Predefined
+ * datatypes. One algorithm: ftc_allgather's call gathers every rank's
+ * input (its decision table, FTCOLL_ALLGATHER_ALGORITHM), then each rank
+ * folds its prefix; a room of p x count elements is kept on the
+ * communicator. Errors: MPI_ERR_COMM (NULL ftc_comm_t), MPI_ERR_COUNT
+ * (negative, p x count over INT_MAX, or with ULFM p x count elements of
+ * 2 GiB or more),
+ * MPI_ERR_TYPE, MPI_ERR_OP (MPI_OP_NULL, invalid, not defined on the
+ * type), MPI_ERR_BUFFER (a NULL buffer with a count), or the MPI error a
+ * transfer returned.
+ *
+ * With ULFM, ranks may die before or during the call: as ftc_allgather,
+ * every survivor returns MPI_SUCCESS and holds the same set S of inputs
+ * (every survivor's, and a dead rank's where a survivor held it);
+ * ftc_allreduce_last_report's in_result is S. Rank r gets op over the
+ * inputs of S's ranks up to r, in rank order, grouped as Open MPI's
+ * linear scan groups them (((a0 op a1) op a2) ...). FTCOLL_INJECT counts
+ * it as an allgather (its steps and rounds), and ftc_allgather_last_choice
+ * reports its allgather.
+ */
+int ftc_scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+             ftc_comm_t comm);
+
+/*
+ * Same arguments and semantics as MPI_Exscan: rank r gets op over the
+ * inputs of ranks 0..r-1; rank 0's recvbuf is left as it was (MPI: it is
+ * undefined); MPI_IN_PLACE as sendbuf. As ftc_scan otherwise: after
+ * deaths, op over S's ranks before r, and where S has none (every rank
+ * before r dead, its input lost) recvbuf is left as it was, which
+ * in_result shows. Rank 0's recvbuf may be NULL, unless in place.
+ */
+int ftc_exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+               ftc_comm_t comm);
+
+/* ----------------------------------------------------------------------------
  * Allreduce, fault-tolerant (see docs/ft-allreduce.md)
  *
  * Recursive doubling over the live ranks; a process count that is not a
@@ -566,8 +607,8 @@ int ftc_allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype da
                   MPI_Op op, ftc_comm_t comm);
 
 /* What the last fault-tolerant call on a communicator (allreduce, reduce,
- * reduce_scatter(_block), allgather(v), gather(v), scatter(v), alltoall(v),
- * broadcast, barrier) did, as this
+ * reduce_scatter(_block), scan, exscan, allgather(v), gather(v), scatter(v),
+ * alltoall(v), broadcast, barrier) did, as this
  * rank saw it. */
 typedef struct {
     int size;              /* ranks of the communicator */

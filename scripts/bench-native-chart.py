@@ -13,7 +13,9 @@ WIDTH, HEIGHT = 900, 480
 LEFT, RIGHT, TOP, BOTTOM = 70, 190, 40, 60
 COLOURS = {"allreduce": "#1f77b4", "allgather": "#2ca02c", "allgatherv": "#9467bd",
            "gather": "#ff7f0e", "gatherv": "#8c564b", "bcast": "#d62728",
-           "reduce": "#17becf",
+           "reduce": "#17becf", "reduce_scatter": "#bcbd22",
+           "reduce_scatter_block": "#e377c2", "alltoall": "#393b79", "alltoallv": "#637939",
+           "scan": "#843c39", "exscan": "#7b4173",
            "barrier": "#7f7f7f"}
 DASHES = {2: "", 4: "6,3", 8: "2,3", 16: "8,3,2,3"}
 

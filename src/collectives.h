@@ -25,6 +25,8 @@
     X(ALLTOALL,  "ftc_alltoall",  ftc_alltoall_module)          \
     X(ALLTOALLV, "ftc_alltoallv", ftc_alltoallv_module)          \
     X(REDUCE_SCATTER, "ftc_reduce_scatter", ftc_reduce_scatter_module) \
-    X(REDUCE_SCATTER_BLOCK, "ftc_reduce_scatter_block", ftc_reduce_scatter_block_module)
+    X(REDUCE_SCATTER_BLOCK, "ftc_reduce_scatter_block", ftc_reduce_scatter_block_module) \
+    X(SCAN,      "ftc_scan",      ftc_scan_module)             \
+    X(EXSCAN,    "ftc_exscan",    ftc_exscan_module)
 
 #endif

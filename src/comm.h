@@ -57,6 +57,7 @@ struct ftc_comm {
     struct ftc_reduce_scatter_state *reduce_scatter;   /* reduce_scatter/state.h, the
                                                         * _block's too */
     struct ftc_reduce_state *reduce;            /* reduce/state.h */
+    struct ftc_scan_state *scan;                /* scan/state.h, the exscan's too */
     struct ftc_tree_comm *tree;                 /* bcast/adaptive_state.h; NULL if unused */
     struct ftc_guard *guard;                    /* guard/state.h */
 };

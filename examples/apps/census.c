@@ -9,8 +9,9 @@
  * rank also hands every other rank its count (MPI_Alltoall) and its
  * records (MPI_Alltoallv), as districts swapping tallies, and every rank
  * gets the total in its own share of a table of totals
- * (MPI_Reduce_scatter_block, and MPI_Reduce_scatter for its records); a
- * barrier ends the round.
+ * (MPI_Reduce_scatter_block, and MPI_Reduce_scatter for its records);
+ * districts numbered in order learn the running total up to theirs
+ * (MPI_Scan) and before it (MPI_Exscan); a barrier ends the round.
  *
  * Its own exact check: rank r counts (round mod 3 + 1) x 4^r households,
  * so every total names the ranks it counted (its base-4 digits, each 0 or
@@ -18,8 +19,9 @@
  * the next round's counts names ranks that entered it, so were alive all
  * through the round: every count and record of the round must hold
  * theirs exactly, any other rank's block its own or left as it was (-1),
- * and the reduce's total at rank 0 must name them all. The named set
- * never grows. Rank 0 must survive: it is the root.
+ * and the reduce's total at rank 0 must name them all; a running total
+ * names only ranks up to this one (before it), and every one of them
+ * alive all through the round. The named set never grows. Rank 0 must survive: it is the root.
  *
  * Usage: census [rounds]   (at most 31 ranks: 4^r fits a long long)
  */
@@ -69,6 +71,7 @@ typedef struct {
     long long records[MAX_RANKS * MAX_RECORDS], all_records[MAX_RANKS * MAX_RECORDS];
     long long swapped[MAX_RANKS], swapped_records[MAX_RANKS * MAX_RECORDS];
     long long share, record_shares[MAX_RECORDS];   /* every one the total */
+    long long running, before;                     /* totals up to and before this rank */
     int record_counts[MAX_RANKS], displs[MAX_RANKS];
     long long reduced;
 } collected;
@@ -95,6 +98,16 @@ static void check_total(long round, const char *what, long long total, uint64_t 
         fail(round, what, total, (long long)alive);
 }
 
+/* A running total over ranks 0 .. upto - 1: only those, and every one of
+ * them alive all through the round. */
+static void check_running(long round, const char *what, long long total, int upto,
+                          uint64_t alive)
+{
+    const uint64_t first = (1ULL << upto) - 1, named = ranks_in(total, round);
+    if (named == UINT64_MAX || (named & ~first) != 0 || (alive & first & ~named) != 0)
+        fail(round, what, total, (long long)(alive & first));
+}
+
 /* A round's blocks and totals against `alive`: ranks that entered a later
  * round's last collective, so alive all through this one (a rank dying
  * inside an allreduce may still be in its total: never in a later one). */
@@ -116,6 +129,9 @@ static void check_round(const collected *c, uint64_t alive)
     check_total(c->round, "MPI_Reduce_scatter_block's total", c->share, alive);
     for (int i = 0; i < records_of(rank); i++)
         check_total(c->round, "MPI_Reduce_scatter's total", c->record_shares[i], alive);
+    check_running(c->round, "MPI_Scan's running total", c->running, rank + 1, alive);
+    if (rank > 0)
+        check_running(c->round, "MPI_Exscan's running total", c->before, rank, alive);
     if (rank == 0)
         check_total(c->round, "MPI_Reduce's total", c->reduced, alive);
 }
@@ -150,6 +166,14 @@ static void share_totals(collected *c, long long mine)
         c->record_shares[i] = UNSET;
     MPI_Reduce_scatter(table, c->record_shares, c->record_counts, MPI_LONG_LONG, MPI_SUM,
                        MPI_COMM_WORLD);
+}
+
+/* Districts in order: the running total up to this one, and before it. */
+static void run_totals(collected *c, long long mine)
+{
+    c->running = c->before = UNSET;
+    MPI_Scan(&mine, &c->running, 1, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
+    MPI_Exscan(&mine, &c->before, 1, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
 }
 
 /* Every rank hands every rank its count, and its records. */
@@ -206,6 +230,7 @@ static void take_round(long round, collected *c)
                    c->displs, MPI_LONG_LONG, MPI_COMM_WORLD);
     swap_tallies(c, mine);
     share_totals(c, mine);
+    run_totals(c, mine);
     MPI_Barrier(MPI_COMM_WORLD);
 }
 

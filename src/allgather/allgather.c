@@ -237,13 +237,13 @@ static ftc_allgather_algorithm choose(ftc_comm_t comm, int n, size_t block_bytes
 }
 
 /* The call's description for the family's run (ft_allgather.h). */
-static ftc_allgather_call describe(ftc_comm_t comm, const side *send, const side *recv,
-                                   bool in_place)
+static ftc_allgather_call describe(ftc_comm_t comm, const char *name, const side *send,
+                                   const side *recv, bool in_place)
 {
     char *recvbuf = (char *)recv->buf;
     const MPI_Aint stride = recv->extent * recv->count;
     ftc_allgather_call a = {
-        .comm = comm, .name = "ftc_allgather", .scratch = &comm->allgather->scratch,
+        .comm = comm, .name = name, .scratch = &comm->allgather->scratch,
         .in_place = in_place,
         .send = in_place ? recvbuf + (MPI_Aint)comm->rank * stride : send->buf,
         .send_count = in_place ? recv->count : send->count,
@@ -258,10 +258,10 @@ static ftc_allgather_call describe(ftc_comm_t comm, const side *send, const side
 }
 
 /* The whole call after the checks. */
-static int allgather_checked(ftc_comm_t comm, const side *send, const side *recv,
-                             bool in_place)
+static int allgather_checked(ftc_comm_t comm, const char *name, const side *send,
+                             const side *recv, bool in_place)
 {
-    ftc_allgather_call a = describe(comm, send, recv, in_place);
+    ftc_allgather_call a = describe(comm, name, send, recv, in_place);
     a.number = ftc_ft_begin_call(comm->ft);
     const int n = ftc_ft_live_count(comm->ft), me = ftc_ft_live_index(comm->ft);
     const ftc_allgather_algorithm executed = choose(comm, n, (size_t)recv->count
@@ -272,6 +272,16 @@ static int allgather_checked(ftc_comm_t comm, const side *send, const side *recv
         return rc;
     return ftc_allgather_run(&a, plan, ftc_allgather_algorithm_name(executed),
                              comm->allgather->plans.own_block_alone[executed]);
+}
+
+int ftc_allgather_blocks(ftc_comm_t comm, const char *name, const void *block, int count,
+                         MPI_Datatype type, const ftc_type_shape *shape, void *all)
+{
+    const side send = { block, count, type, &send_names, shape->size, shape->contiguous,
+                        shape->extent };
+    const side recv = { all, count, type, &recv_names, shape->size, shape->contiguous,
+                        shape->extent };
+    return allgather_checked(comm, name, &send, &recv, false);
 }
 
 int ftc_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
@@ -285,7 +295,7 @@ int ftc_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
     if (comm)   /* guarded: bad arguments here stop every rank cleanly */
         rc = ftc_guard_enter(comm, FTC_GUARDED_ALLGATHER, rc);
     if (rc == MPI_SUCCESS)
-        rc = allgather_checked(comm, &send, &recv, in_place);
+        rc = allgather_checked(comm, "ftc_allgather", &send, &recv, in_place);
     if (comm)
         ftc_guard_leave(comm);   /* disarms the watchdog if the guard let the call in */
     return rc;

@@ -29,7 +29,8 @@ static int check_type(const char *call, MPI_Datatype type)
  * duplicate, which returns errors, and remembered. A user's op is asked
  * again on every call: its handle may be freed and reused.
  */
-static int check_op(const char *call, ftc_comm_t comm, MPI_Op op, MPI_Datatype type)
+static int check_op(const char *call, ftc_comm_t comm, MPI_Op op, MPI_Datatype type,
+                    bool in_rank_order)
 {
     const bool same_pair = op == comm->checked.op && type == comm->checked.known.type;
     if (same_pair && comm->checked.op_predefined)
@@ -39,7 +40,7 @@ static int check_op(const char *call, ftc_comm_t comm, MPI_Op op, MPI_Datatype t
     int commutative = 0;
     if (MPI_Op_commutative(op, &commutative) != MPI_SUCCESS)
         return ftc_fail(MPI_ERR_OP, "%s: op is not a valid operation", call);
-    if (!commutative)
+    if (!commutative && !in_rank_order)
         return ftc_fail(MPI_ERR_OP, "%s: op is not commutative; the fault-tolerant path "
                                     "regroups contributions and needs a commutative op", call);
     if (same_pair)
@@ -69,5 +70,14 @@ static bool type_known_good(ftc_comm_t comm, MPI_Datatype type)
 int ftc_check_reduction(const char *call, ftc_comm_t comm, MPI_Datatype type, MPI_Op op)
 {
     const int rc = type_known_good(comm, type) ? MPI_SUCCESS : check_type(call, type);
-    return rc == MPI_SUCCESS ? check_op(call, comm, op, type) : rc;
+    return rc == MPI_SUCCESS ? check_op(call, comm, op, type, false) : rc;
+}
+
+/* The pair cache (comm->checked) stays sound: a user's op that is not
+ * commutative may be remembered here, but only a predefined op skips the
+ * commutativity question, so an allreduce still refuses it. */
+int ftc_check_ordered_reduction(const char *call, ftc_comm_t comm, MPI_Datatype type, MPI_Op op)
+{
+    const int rc = type_known_good(comm, type) ? MPI_SUCCESS : check_type(call, type);
+    return rc == MPI_SUCCESS ? check_op(call, comm, op, type, true) : rc;
 }

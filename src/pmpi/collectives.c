@@ -378,6 +378,53 @@ int MPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[
     return finish(lc, comm, "MPI_Reduce_scatter", rc, rc == FTC_ERR_STOPPED);
 }
 
+/* ---- MPI_Scan, MPI_Exscan ---------------------------------------------- */
+
+/* ftcoll's scans take predefined datatypes and any op, commutative or not
+ * (they combine in rank order); MPI's handles the rest. */
+static bool scan_supported(MPI_Datatype type, MPI_Op op)
+{
+    return type != MPI_DATATYPE_NULL && op != MPI_OP_NULL && is_predefined(type);
+}
+
+int MPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+             MPI_Comm comm)
+{
+    layer_comm *lc = routed(comm, LAYER_SCAN);
+    if (lc && !scan_supported(datatype, op)) {
+        layer_summary_forwarded(LAYER_SCAN);
+        lc = NULL;
+    }
+    if (!lc)
+        return PMPI_Scan(sendbuf, recvbuf, count, datatype, op, comm);
+    layer_depth++;
+    const int rc = ftc_scan(sendbuf, recvbuf, count, datatype, op, lc->ftc);
+    if (rc == MPI_SUCCESS)
+        layer_note_ft_call(lc);
+    layer_depth--;
+    lc->stats.routed[LAYER_SCAN]++;
+    return finish(lc, comm, "MPI_Scan", rc, rc == FTC_ERR_STOPPED);
+}
+
+int MPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+               MPI_Comm comm)
+{
+    layer_comm *lc = routed(comm, LAYER_EXSCAN);
+    if (lc && !scan_supported(datatype, op)) {
+        layer_summary_forwarded(LAYER_EXSCAN);
+        lc = NULL;
+    }
+    if (!lc)
+        return PMPI_Exscan(sendbuf, recvbuf, count, datatype, op, comm);
+    layer_depth++;
+    const int rc = ftc_exscan(sendbuf, recvbuf, count, datatype, op, lc->ftc);
+    if (rc == MPI_SUCCESS)
+        layer_note_ft_call(lc);
+    layer_depth--;
+    lc->stats.routed[LAYER_EXSCAN]++;
+    return finish(lc, comm, "MPI_Exscan", rc, rc == FTC_ERR_STOPPED);
+}
+
 /* ---- MPI_Alltoall(v) --------------------------------------------------- */
 
 static void note_alltoall(layer_comm *lc)

@@ -4,7 +4,8 @@
  *
  *   FTCOLL_NATIVE="bcast,barrier"  collectives left to MPI (default: none;
  *                                  allreduce, reduce, reduce_scatter,
- *                                  reduce_scatter_block, allgather,
+ *                                  reduce_scatter_block, scan, exscan,
+ *                                  allgather,
  *                                  allgatherv, gather(v), scatter(v),
  *                                  alltoall(v), bcast, barrier)
  *   FTCOLL_REPORT=DIR              write this process's summary there at exit
@@ -33,7 +34,7 @@ const char *layer_kind_name(layer_kind kind)
                                                     "allgatherv", "gather", "gatherv",
                                                     "scatterv", "scatter", "reduce", "alltoall",
                                                     "alltoallv", "reduce_scatter",
-                                                    "reduce_scatter_block" };
+                                                    "reduce_scatter_block", "scan", "exscan" };
     return names[kind];
 }
 
@@ -53,8 +54,8 @@ bool layer_parse_native(const char *text, bool native[LAYER_KINDS], char *why, s
         if (k == LAYER_KINDS) {
             snprintf(why, why_size, "unknown collective \"%.*s\" (expected a comma-separated "
                      "list of allreduce, reduce, reduce_scatter, reduce_scatter_block, "
-                     "allgather, allgatherv, gather, gatherv, scatter, scatterv, alltoall, "
-                     "alltoallv, bcast, barrier)", (int)len, at);
+                     "scan, exscan, allgather, allgatherv, gather, gatherv, scatter, "
+                     "scatterv, alltoall, alltoallv, bcast, barrier)", (int)len, at);
             return false;
         }
         native[k] = true;

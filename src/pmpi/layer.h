@@ -7,7 +7,7 @@
  *   comms.c        one layer_comm per communicator the program used in a
  *                  collective: its ftcoll communicator, made on first use
  *   collectives.c  MPI_Allreduce, MPI_Reduce, MPI_Reduce_scatter(_block),
- *                  MPI_Allgather(v), MPI_Gather(v), MPI_Scatter(v),
+ *                  MPI_Scan, MPI_Exscan, MPI_Allgather(v), MPI_Gather(v), MPI_Scatter(v),
  *                  MPI_Alltoall(v), MPI_Bcast, MPI_Barrier
  *   summary.c      what the layer did, per process, for ftcrun's summary
  *
@@ -38,7 +38,9 @@ typedef enum {
     LAYER_ALLTOALLV = 11,
     LAYER_REDUCE_SCATTER = 12,
     LAYER_REDUCE_SCATTER_BLOCK = 13,
-    LAYER_KINDS = 14
+    LAYER_SCAN = 14,
+    LAYER_EXSCAN = 15,
+    LAYER_KINDS = 16
 } layer_kind;
 
 const char *layer_kind_name(layer_kind kind);   /* "allreduce", ... */

@@ -113,6 +113,7 @@ set(FTCOLL_SCATTERV_OK "scatterv p=[0-9]+: [0-9]+ cases, all elements checked")
 set(FTCOLL_REDUCE_OK "reduce p=[0-9]+: [0-9]+ cases, all elements checked")
 set(FTCOLL_ALLTOALL_OK "alltoall p=[0-9]+: [0-9]+ cases, all elements checked")
 set(FTCOLL_REDUCE_SCATTER_OK "reduce_scatter p=[0-9]+: [0-9]+ cases, all elements checked")
+set(FTCOLL_SCAN_OK "scan p=[0-9]+: [0-9]+ cases, all elements checked")
 set(FTCOLL_ALLREDUCE_OK "allreduce p=[0-9]+: [0-9]+ cases, all elements checked")
 set(FTCOLL_BCAST_OK "bcast p=[0-9]+: [0-9]+ cases, all elements checked")
 set(FTCOLL_ERRORS_OK "errors p=[0-9]+: all checks passed")
@@ -289,7 +290,7 @@ endfunction()
 # labelled <label>.
 function(ftcoll_mpi_suite label library large_max_procs procs_var)
   foreach(program test_allgather test_allgatherv test_gather test_gatherv test_scatterv
-                  test_reduce test_reduce_scatter test_alltoall test_errors
+                  test_reduce test_reduce_scatter test_scan test_alltoall test_errors
                   test_env test_allreduce
                   test_bcast test_guard)
     ftcoll_mpi_program(${label}_${program} ${program}.c ${library} ${ARGN})
@@ -312,6 +313,8 @@ function(ftcoll_mpi_suite label library large_max_procs procs_var)
                     LABEL ${label} EXPECT "${FTCOLL_ALLTOALL_OK}")
     ftcoll_mpi_test(${label}.reduce_scatter.${suffix} ${procs} ${label}_test_reduce_scatter
                     LABEL ${label} EXPECT "${FTCOLL_REDUCE_SCATTER_OK}")
+    ftcoll_mpi_test(${label}.scan.${suffix} ${procs} ${label}_test_scan
+                    LABEL ${label} EXPECT "${FTCOLL_SCAN_OK}")
   endforeach()
   # a linear gather's root passes its word to more children than one wait
   # takes (ULFM: three or more ranks keep copies, and large calls pass the word)
@@ -328,6 +331,8 @@ function(ftcoll_mpi_suite label library large_max_procs procs_var)
                     EXPECT "${FTCOLL_ALLTOALL_OK}" ARGS --quick)
     ftcoll_mpi_test(${label}.reduce_scatter.p34 34 ${label}_test_reduce_scatter LABEL ${label}
                     EXPECT "${FTCOLL_REDUCE_SCATTER_OK}" ARGS --quick)
+    ftcoll_mpi_test(${label}.scan.p34 34 ${label}_test_scan LABEL ${label}
+                    EXPECT "${FTCOLL_SCAN_OK}" ARGS --quick)
   endif()
   ftcoll_allreduce_tests(${label} ${label}_test_allreduce ${label} ${large_max_procs}
                          ${${procs_var}})
@@ -399,6 +404,9 @@ if(FTCOLL_SANITIZERS)
     ftcoll_kill_table(asan.bcast_kill_table asan asan_test_bcast_kill
                       bcast_kill_scenarios.txt ENV ${FTCOLL_ASAN_ENV})
     ftcoll_mpi_program(asan_test_allgather_kill test_allgather_kill.c ftcoll_asan SANITIZED)
+    ftcoll_mpi_program(asan_test_scan_kill test_scan_kill.c ftcoll_asan SANITIZED)
+    ftcoll_kill_table(asan.scan_kill_table asan asan_test_scan_kill scan_kill_scenarios.txt
+                      ENV ${FTCOLL_ASAN_ENV})
     ftcoll_kill_table(asan.allgather_kill_table asan asan_test_allgather_kill
                       allgather_kill_scenarios.txt ENV ${FTCOLL_ASAN_ENV})
     ftcoll_kill_table(asan.allgatherv_kill_table asan asan_test_allgather_kill
@@ -462,6 +470,9 @@ if(FTCOLL_VALGRIND AND VALGRIND)
   # acknowledgements, in place).
   ftcoll_mpi_test(valgrind.alltoall.p03 3 mpi_test_alltoall LABEL valgrind
     EXPECT "${FTCOLL_ALLTOALL_OK}" LAUNCH_WRAPPER ${ftcoll_memcheck})
+  # And one scan run (p = 3, MPI_COMM_WORLD: both calls, every op, in place).
+  ftcoll_mpi_test(valgrind.scan.p03 3 mpi_test_scan LABEL valgrind
+    EXPECT "${FTCOLL_SCAN_OK}" LAUNCH_WRAPPER ${ftcoll_memcheck} ARGS --quick)
   # And one allreduce run (p = 3: a fold), its large cases cut to 5000 elements.
   ftcoll_mpi_test(valgrind.allreduce.p03 3 mpi_test_allreduce LABEL valgrind
     EXPECT "${FTCOLL_ALLREDUCE_OK}" LAUNCH_WRAPPER ${ftcoll_memcheck} ARGS --large 5000)
@@ -484,6 +495,10 @@ if(FTCOLL_HAVE_ULFM)
   # The same for ftc_allgather over every algorithm (allgather_kill_scenarios.txt,
   # test_allgather_kill.c).
   ftcoll_mpi_program(mpi_test_allgather_kill test_allgather_kill.c ftcoll_static)
+  # ftc_scan and ftc_exscan: the allgather's points, five ops, one of them
+  # not commutative (scan_kill_scenarios.txt, test_scan_kill.c)
+  ftcoll_mpi_program(mpi_test_scan_kill test_scan_kill.c ftcoll_static)
+  ftcoll_kill_table(mpi.scan_kill_table mpi mpi_test_scan_kill scan_kill_scenarios.txt)
   ftcoll_kill_table(mpi.allgather_kill_table mpi mpi_test_allgather_kill
                     allgather_kill_scenarios.txt)
   ftcoll_kill_table(mpi.allgatherv_kill_table mpi mpi_test_allgather_kill

@@ -113,7 +113,11 @@ pmpi_test(pmpi.ftcrun.bad_reduce_algorithm 1 ${expect_run} 2
   "--algorithm reduce=\"linear\": expected ftcoll, binomial \\(its one algorithm\\) or native" --
   ${ftcrun} -n 2 --algorithm reduce=linear -- true)
 pmpi_test(pmpi.ftcrun.bad_collective 1 ${expect_run} 2
-  "--algorithm: unknown collective \"scan\"" -- ${ftcrun} -n 2 --algorithm scan=linear -- true)
+  "--algorithm: unknown collective \"alltoallw\"" --
+  ${ftcrun} -n 2 --algorithm alltoallw=linear -- true)
+pmpi_test(pmpi.ftcrun.bad_scan_algorithm 1 ${expect_run} 2
+  "--algorithm exscan=\"linear\": expected ftcoll, allgather \\(its one algorithm\\) or native" --
+  ${ftcrun} -n 2 --algorithm exscan=linear -- true)
 pmpi_test(pmpi.ftcrun.bad_alltoall_algorithm 1 ${expect_run} 2
   "--algorithm alltoallv=\"bruck\": expected ftcoll, auto, linear, pairwise or native" --
   ${ftcrun} -n 2 --algorithm alltoallv=bruck -- true)
@@ -188,6 +192,11 @@ pmpi_test(pmpi.semantics.reduce_scatter.p04 4 ${expect_run} 0 "pmpi p=4: all che
   "reduce_scatter [1-9][0-9]* by ftcoll, 0 by MPI; reduce_scatter_block [1-9][0-9]* by ftcoll, 0 by MPI"
   "reduce_scatter\\(_block\\): allreduce x[1-9]" --
   ${ftcrun_launch} -n 4 --algorithm reduce_scatter=allreduce -- $<TARGET_FILE:pmpi_test_pmpi>)
+# every MPI_Scan and MPI_Exscan by ftcoll
+pmpi_test(pmpi.semantics.scan.p04 4 ${expect_run} 0 "pmpi p=4: all checks passed"
+  "scan [1-9][0-9]* by ftcoll, 0 by MPI; exscan [1-9][0-9]* by ftcoll, 0 by MPI"
+  "scan, exscan: allgather x[1-9]" --
+  ${ftcrun_launch} -n 4 --algorithm scan=allgather -- $<TARGET_FILE:pmpi_test_pmpi>)
 pmpi_test(pmpi.semantics.mst.p05 5 ${expect_run} 0 "pmpi p=5: all checks passed"
   "broadcast trees: [1-9][0-9]* call\\(s\\), the last over the mst tree" --
   ${ftcrun_launch} -n 5 --algorithm bcast=mst -- $<TARGET_FILE:pmpi_test_pmpi>)
@@ -208,6 +217,9 @@ if(FTCOLL_HAVE_ULFM)
   pmpi_test(pmpi.semantics.reduce_scatter_native.p03 3 ${expect_run} 0 "pmpi p=3: all checks passed"
     "reduce_scatter 0 by ftcoll, [1-9][0-9]* by MPI; reduce_scatter_block 0 by ftcoll, [1-9][0-9]* by MPI" --
     ${ftcrun_launch} -n 3 --algorithm reduce_scatter=native,reduce_scatter_block=native -- $<TARGET_FILE:pmpi_test_pmpi>)
+  pmpi_test(pmpi.semantics.scan_native.p03 3 ${expect_run} 0 "pmpi p=3: all checks passed"
+    "scan 0 by ftcoll, [1-9][0-9]* by MPI; exscan 0 by ftcoll, [1-9][0-9]* by MPI" --
+    ${ftcrun_launch} -n 3 --algorithm scan=native,exscan=native -- $<TARGET_FILE:pmpi_test_pmpi>)
   pmpi_test(pmpi.semantics.alltoall_native.p03 3 ${expect_run} 0 "pmpi p=3: all checks passed"
     "alltoall 0 by ftcoll, [1-9][0-9]* by MPI; alltoallv 0 by ftcoll, [1-9][0-9]* by MPI" --
     ${ftcrun_launch} -n 3 --algorithm alltoall=native,alltoallv=native -- $<TARGET_FILE:pmpi_test_pmpi>)
@@ -226,17 +238,17 @@ if(FTCOLL_HAVE_ULFM)
     "monte_carlo: [0-9]+ hits of [0-9]+ darts" "finished: 6 rank\\(s\\)" --
     ${ftcrun_launch} -n 8 --inject "kill rank=5 call=4 step=0$<SEMICOLON> kill rank=2 call=7 step=1"
     -- $<TARGET_FILE:app_monte_carlo> 10 5000)
-  # census: every collective ftcoll survives in, each round (13 calls); rank
+  # census: every collective ftcoll survives in, each round (15 calls); rank
   # 3 dies entering round 2's MPI_Reduce, rank 6 in round 3's MPI_Gatherv,
-  # rank 5 entering round 3's MPI_Alltoall, rank 1 once round 5's
-  # MPI_Reduce_scatter_block is done here: the program's own checks pass on
-  # the survivors
+  # rank 5 entering round 3's MPI_Alltoall, rank 1 entering round 5's
+  # MPI_Exscan: the program's own checks pass on the survivors
   pmpi_test(pmpi.kill.census 8 ${expect_run} 0 "failures survived: rank\\(s\\) 1, 3, 5, 6"
     "census: 12 rounds, 4 of 8 ranks counted at the end: every check passed"
     "finished: 4 rank\\(s\\), exit status 0" "reduce [1-9][0-9]* by ftcoll, 0 by MPI"
     "alltoallv [1-9][0-9]* by ftcoll, 0 by MPI"
-    "reduce_scatter_block [1-9][0-9]* by ftcoll, 0 by MPI" --
-    ${ftcrun_launch} -n 8 --inject "kill rank=3 call=18 step=0$<SEMICOLON> kill rank=6 call=30 step=1$<SEMICOLON> kill rank=5 call=34 step=0$<SEMICOLON> kill rank=1 call=62 step=1"
+    "reduce_scatter_block [1-9][0-9]* by ftcoll, 0 by MPI"
+    "exscan [1-9][0-9]* by ftcoll, 0 by MPI" --
+    ${ftcrun_launch} -n 8 --inject "kill rank=3 call=20 step=0$<SEMICOLON> kill rank=6 call=34 step=1$<SEMICOLON> kill rank=5 call=38 step=0$<SEMICOLON> kill rank=1 call=73 step=0"
     -- $<TARGET_FILE:app_census> 12)
   # heat: rank 3 dies in its collective phase; the allgather goes on over
   # the survivors and rank 3's block keeps the program's -1

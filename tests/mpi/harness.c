@@ -146,6 +146,36 @@ int check_recovered_calls(ftc_comm_t comm, long *before, int recovery_rounds, in
     return wrong;
 }
 
+int report_same_sets(const char *name, MPI_Comm survivors, int p, const uint64_t *sets,
+                     int calls, int wrong)
+{
+    int n, reporter, total_wrong = 0;
+    MPI_Comm_size(survivors, &n);
+    MPI_Comm_rank(survivors, &reporter);
+    uint64_t *lowest = checked_malloc(sizeof(uint64_t) * (size_t)calls);
+    uint64_t *highest = checked_malloc(sizeof(uint64_t) * (size_t)calls);
+    MPI_Allreduce(sets, lowest, calls, MPI_UINT64_T, MPI_BAND, survivors);
+    MPI_Allreduce(sets, highest, calls, MPI_UINT64_T, MPI_BOR, survivors);
+    MPI_Allreduce(&wrong, &total_wrong, 1, MPI_INT, MPI_SUM, survivors);
+    for (int call = 1; call <= calls; call++) {
+        if (lowest[call - 1] != highest[call - 1]) {
+            if (reporter == 0)
+                fprintf(stderr, "FAIL call %d: S differs between survivors\n", call);
+            total_wrong++;
+        }
+    }
+    if (reporter == 0) {
+        printf("%s-kill p=%d survivors=%d calls=%d wrong=%d S=[", name, p, n, calls,
+               total_wrong);
+        for (int call = 0; call < calls; call++)
+            printf("%s%llx", call ? " " : "", (unsigned long long)lowest[call]);
+        printf("]: %s\n", total_wrong ? "FAIL" : "PASS");
+    }
+    free(lowest);
+    free(highest);
+    return total_wrong;
+}
+
 uint64_t survivor_ranks(MPI_Comm survivors)
 {
     MPI_Group world_group, group;

@@ -37,6 +37,17 @@ uint64_t known_dead_ranks(ftc_comm_t comm, int p);
 /* The ranks of MPI_COMM_WORLD in `survivors` (at most 64), as a bitmap. */
 uint64_t survivor_ranks(MPI_Comm survivors);
 
+/*
+ * The end of a kill program whose calls give every survivor the same S:
+ * over the survivors' communicator, each call's S (`sets`, `calls` of
+ * them) compared between survivors, and this rank's `wrong` summed. The
+ * lowest survivor prints
+ *   <name>-kill p=P survivors=N calls=C wrong=W S=[ff f7 ...]: PASS|FAIL
+ * Returns the wrong calls of every survivor, a differing S counted too.
+ */
+int report_same_sets(const char *name, MPI_Comm survivors, int p, const uint64_t *sets,
+                     int calls, int wrong);
+
 /* The last call's S (ftc_allreduce_last_report's in_result) as a bitmap
  * in *set, its recovery rounds checked by check_recovered_calls (`before`
  * as there). Returns 1, with a FAIL line, when there is no report or the

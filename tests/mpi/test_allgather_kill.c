@@ -193,26 +193,8 @@ int main(int argc, char **argv)
     MPI_Comm survivors;
     if (ftc_comm_survivors(comm, &survivors) != MPI_SUCCESS)
         die(ftc_error_message());
-    int n, reporter, total_wrong = 0;
-    uint64_t lowest[CALLS], highest[CALLS];
-    MPI_Comm_size(survivors, &n);
-    MPI_Comm_rank(survivors, &reporter);
-    MPI_Allreduce(valid, lowest, CALLS, MPI_UINT64_T, MPI_BAND, survivors);
-    MPI_Allreduce(valid, highest, CALLS, MPI_UINT64_T, MPI_BOR, survivors);
-    MPI_Allreduce(&wrong, &total_wrong, 1, MPI_INT, MPI_SUM, survivors);
-    for (int call = 1; call <= CALLS && reporter == 0; call++) {
-        if (lowest[call - 1] != highest[call - 1]) {
-            fprintf(stderr, "FAIL call %d: the valid blocks differ between survivors\n", call);
-            total_wrong++;
-        }
-    }
-    if (reporter == 0) {
-        printf("%s-kill p=%d survivors=%d calls=%d wrong=%d S=[",
-               as_v ? "allgatherv" : "allgather", p, n, CALLS, total_wrong);
-        for (int call = 0; call < CALLS; call++)
-            printf("%s%llx", call ? " " : "", (unsigned long long)lowest[call]);
-        printf("]: %s\n", total_wrong ? "FAIL" : "PASS");
-    }
+    const int total_wrong = report_same_sets(as_v ? "allgatherv" : "allgather", survivors, p,
+                                             valid, CALLS, wrong);
     MPI_Comm_free(&survivors);
     ftc_comm_free(&comm);
     leave_without_finalize(total_wrong ? 1 : 0);

@@ -760,6 +760,62 @@ static int check_reduce_scatter_arguments(ftc_comm_t comm, int rank, int p)
     return f;
 }
 
+/* A user's op that is not commutative: the left operand wins. */
+static void first_wins(void *in, void *inout, int *len, MPI_Datatype *type)
+{
+    (void)type;
+    memcpy(inout, in, sizeof(int) * (size_t)*len);
+}
+
+static int check_scan_arguments(ftc_comm_t comm, int rank, int p)
+{
+    int send[2] = { rank, 2 * rank }, recv[2] = { 0, 0 };
+    int f = expect_error("ftc_scan with a negative count",
+                         ftc_scan(send, recv, -1, MPI_INT, MPI_SUM, comm), MPI_ERR_COUNT,
+                         "count");
+    f += expect_error("ftc_exscan from a NULL buffer",
+                      ftc_exscan(NULL, recv, 2, MPI_INT, MPI_SUM, comm), MPI_ERR_BUFFER,
+                      "sendbuf");
+    f += expect_error("ftc_scan into a NULL buffer",
+                      ftc_scan(send, NULL, 2, MPI_INT, MPI_SUM, comm), MPI_ERR_BUFFER,
+                      "recvbuf");
+    f += expect_error("ftc_scan with MPI_OP_NULL",
+                      ftc_scan(send, recv, 2, MPI_INT, MPI_OP_NULL, comm), MPI_ERR_OP, NULL);
+    f += expect_error("ftc_exscan of a NULL type",
+                      ftc_exscan(send, recv, 2, MPI_DATATYPE_NULL, MPI_SUM, comm), MPI_ERR_TYPE,
+                      NULL);
+    f += expect_error("ftc_scan on a NULL ftc_comm_t",
+                      ftc_scan(send, recv, 2, MPI_INT, MPI_SUM, NULL), MPI_ERR_COMM, NULL);
+    f += expect_error("ftc_exscan with an op not defined on the type",
+                      ftc_exscan(send, recv, 2, MPI_FLOAT, MPI_BAND, comm), MPI_ERR_OP,
+                      "datatype");
+    MPI_Datatype pair;
+    MPI_Type_contiguous(2, MPI_INT, &pair);
+    MPI_Type_commit(&pair);
+    f += expect_error("ftc_scan of a derived type",
+                      ftc_scan(send, recv, 1, pair, MPI_SUM, comm), MPI_ERR_TYPE, "predefined");
+    MPI_Type_free(&pair);
+    /* a good call still works after them all, with an op that is not
+     * commutative, which an allreduce refuses */
+    MPI_Op first;
+    MPI_Op_create(first_wins, 0, &first);
+    f += expect_success("ftc_scan with an op that is not commutative",
+                        ftc_scan(send, recv, 2, MPI_INT, first, comm));
+    f += expect_true("ftc_scan's result: rank 0's input", recv[0] == 0 && recv[1] == 0);
+    f += expect_error("ftc_allreduce with the same op",
+                      ftc_allreduce(send, recv, 2, MPI_INT, first, comm), MPI_ERR_OP,
+                      "commutative");
+    MPI_Op_free(&first);
+    recv[0] = recv[1] = -1;
+    f += expect_success("ftc_exscan after the errors",
+                        ftc_exscan(send, recv, 2, MPI_INT, MPI_SUM, comm));
+    f += expect_true("ftc_exscan's result", rank == 0 ? recv[0] == -1 && recv[1] == -1
+                                                      : recv[0] == rank * (rank - 1) / 2
+                                                            && recv[1] == rank * (rank - 1));
+    (void)p;
+    return f;
+}
+
 static int check_gatherv_arguments(ftc_comm_t comm, int rank, int p)
 {
     int send[4] = { 0 }, recv[4 * 64], counts[64], displs[64];
@@ -1036,6 +1092,7 @@ int main(int argc, char **argv)
     f += check_reduce_arguments(comm, my_rank, p);
     f += check_alltoall_arguments(comm, my_rank, p);
     f += check_reduce_scatter_arguments(comm, my_rank, p);
+    f += check_scan_arguments(comm, my_rank, p);
     f += check_fault_tolerance_api(comm, p);
     f += expect_success("ftc_comm_free", ftc_comm_free(&comm));
     f += expect_true("ftc_comm_free sets the handle to NULL", comm == NULL);

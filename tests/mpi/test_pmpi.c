@@ -325,6 +325,59 @@ static void check_reduce_scatter(MPI_Comm comm)
     }
 }
 
+/* A user's op that is not commutative: x -> a x + b maps (a pair of
+ * ints), composed in rank order. */
+static void compose_maps(void *in, void *inout, int *len, MPI_Datatype *type)
+{
+    (void)type;
+    const int *first = in;
+    int *then = inout;
+    for (int i = 0; i + 1 < *len; i += 2) {
+        const int a = first[i] * then[i], b = then[i] * first[i + 1] + then[i + 1];
+        then[i] = a % 1009;
+        then[i + 1] = b % 1009;
+    }
+}
+
+/* MPI_Scan and MPI_Exscan, in place and not; an op that is not commutative. */
+static void check_scan(MPI_Comm comm)
+{
+    int me, p;
+    MPI_Comm_rank(comm, &me);
+    MPI_Comm_size(comm, &p);
+    enum { N = 3 };
+    int send[N], recv[N];
+    for (int in_place = 0; in_place < 2; in_place++) {
+        for (int i = 0; i < N; i++)
+            send[i] = recv[i] = me * 7 + i;
+        MPI_Scan(in_place ? MPI_IN_PLACE : send, recv, N, MPI_INT, MPI_SUM, comm);
+        for (int i = 0; i < N; i++) {
+            const int want = 7 * me * (me + 1) / 2 + (me + 1) * i;
+            expect(recv[i] == want, in_place ? "scan in place" : "scan", recv[i], want);
+        }
+        for (int i = 0; i < N; i++)
+            send[i] = recv[i] = me * 7 + i;
+        MPI_Exscan(in_place ? MPI_IN_PLACE : send, recv, N, MPI_INT, MPI_MAX, comm);
+        for (int i = 0; i < N && me > 0; i++) {
+            const int want = (me - 1) * 7 + i;
+            expect(recv[i] == want, in_place ? "exscan in place" : "exscan", recv[i], want);
+        }
+    }
+    MPI_Op compose;
+    MPI_Op_create(compose_maps, 0, &compose);
+    int map[2] = { me % 5 + 2, me + 1 }, prefix[2];
+    MPI_Scan(map, prefix, 2, MPI_INT, compose, comm);
+    int want[2] = { 2, 1 };   /* rank 0's map, then each next one's */
+    for (int r = 1; r <= me; r++) {
+        const int a = r % 5 + 2, b = r + 1;
+        want[1] = (a * want[1] + b) % 1009;
+        want[0] = (want[0] * a) % 1009;
+    }
+    expect(prefix[0] == want[0] && prefix[1] == want[1], "scan of maps in rank order",
+           prefix[1], want[1]);
+    MPI_Op_free(&compose);
+}
+
 /* MPI_Alltoall and MPI_Alltoallv, in place and not; a derived type too. */
 static void check_alltoall(MPI_Comm comm)
 {
@@ -548,6 +601,7 @@ static void check_communicators(void)
         check_reduce(half);
         check_alltoall(half);
         check_reduce_scatter(half);
+        check_scan(half);
         MPI_Comm_dup(half, &copy);
         check_bcast(copy);
         MPI_Barrier(copy);
@@ -615,6 +669,7 @@ int main(int argc, char **argv)
     check_reduce(MPI_COMM_WORLD);
     check_alltoall(MPI_COMM_WORLD);
     check_reduce_scatter(MPI_COMM_WORLD);
+    check_scan(MPI_COMM_WORLD);
     check_bcast(MPI_COMM_WORLD);
     MPI_Barrier(MPI_COMM_WORLD);
     check_communicators();

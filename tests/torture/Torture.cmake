@@ -2,7 +2,8 @@
 # tests/CMakeLists.txt.
 #
 #   torture_api    ftc_allreduce (or ftc_bcast, ftc_allgather(v), ftc_gather(v), ftc_scatter(v),
-#                  ftc_reduce, ftc_alltoall(v), ftc_reduce_scatter(_block))
+#                  ftc_reduce, ftc_alltoall(v), ftc_reduce_scatter(_block),
+#                  ftc_scan and ftc_exscan)
 #                  through ftcoll's
 #                  API, every element checked
 #   torture_pmpi   a plain MPI program, for ftcrun (the PMPI layer)
@@ -14,9 +15,10 @@
 # (about 2 s a job on two cores when nothing hangs; a hang costs the job's
 # time limit), torture.allgather, torture.allgatherv, torture.gather,
 # torture.gatherv, torture.scatterv, torture.reduce, torture.alltoall,
-# torture.alltoallv and torture.reduce_scatter a third as many each of
-# back-to-back allgathers, allgathervs, gathers, gathervs, scatter(v)s,
-# reduces, alltoalls, alltoallvs and reduce_scatter(_block)s.
+# torture.alltoallv, torture.reduce_scatter and torture.scan a third as
+# many each of back-to-back allgathers, allgathervs, gathers, gathervs,
+# scatter(v)s, reduces, alltoalls, alltoallvs, reduce_scatter(_block)s
+# and scans and exscans.
 # `make torture TORTURE_JOBS=1000` runs a long one.
 if(NOT FTCOLL_HAVE_ULFM)
   return()
@@ -99,11 +101,17 @@ add_test(NAME torture.reduce_scatter
           --time-limit ${FTCOLL_TORTURE_TIME_LIMIT} --build ${PROJECT_BINARY_DIR}
           --mpi-prefix ${FTCOLL_MPI_PREFIX_DIR}
           --keep-logs ${CMAKE_CURRENT_BINARY_DIR}/torture-logs-reduce_scatter)
+add_test(NAME torture.scan
+  COMMAND ${torture_dir}/torture.py --jobs ${torture_allgather_jobs}
+          --seed ${FTCOLL_TORTURE_SEED} --collective scan
+          --time-limit ${FTCOLL_TORTURE_TIME_LIMIT} --build ${PROJECT_BINARY_DIR}
+          --mpi-prefix ${FTCOLL_MPI_PREFIX_DIR}
+          --keep-logs ${CMAKE_CURRENT_BINARY_DIR}/torture-logs-scan)
 # Every job oversubscribes both cores and runs against a time limit, and
 # the calibration times failure-free runs: nothing else runs beside it.
 set_tests_properties(torture.bounded torture.allgather torture.allgatherv torture.gather
                      torture.gatherv torture.scatterv torture.reduce torture.alltoall
-                     torture.alltoallv torture.reduce_scatter
+                     torture.alltoallv torture.reduce_scatter torture.scan
   PROPERTIES
   LABELS torture
   TIMEOUT 900

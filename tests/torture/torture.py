@@ -103,7 +103,7 @@ def parse_args(argv):
                     help="one fixed vector length for every call (default: cycle)")
     ap.add_argument("--collective", choices=["allreduce", "bcast", "allgather", "allgatherv", "gather",
                              "gatherv", "scatterv", "reduce", "alltoall", "alltoallv",
-                             "reduce_scatter"],
+                             "reduce_scatter", "scan"],
                     default="allreduce",
                     help="what torture_api calls back to back: ftc_allreduce (with a "
                          "broadcast and a barrier every 16 calls), ftc_bcast from "
@@ -117,7 +117,8 @@ def parse_args(argv):
                          "allreduce's vectors to such a root, or ftc_alltoall of such "
                          "blocks, every other call in place, or ftc_alltoallv of blocks "
                          "some shorter or empty, or ftc_reduce_scatter(_block) of the "
-                         "allreduce's vectors (default allreduce)")
+                         "allreduce's vectors, or ftc_scan and ftc_exscan of them "
+                         "(default allreduce)")
     ap.add_argument("--keep-all", action="store_true",
                     help="with --keep-logs: keep every job's log, not only failing ones'")
     ap.add_argument("--verbose", action="store_true", help="print every job's reasons")

@@ -65,9 +65,15 @@
  * checks every element of its block exact over the call's S (the same on
  * every survivor, in the digest).
  *
+ * With --collective scan every call combines the allreduce's kinds and
+ * lengths in rank order: a run of one call of each kind ftc_scan's, the
+ * next ftc_exscan's, half of them in place. Every rank checks every element exact over the ranks of
+ * the call's S up to it (ftc_exscan: before it), or, where S has none of
+ * them, recvbuf as it was; S is the same on every survivor (the digest).
+ *
  * Usage: torture_api CALLS [--length N] [--after none|allgather|survivors|both]
  *                    [--collective allreduce|bcast|allgather|allgatherv|gather|gatherv|
- *                                  scatterv|reduce|alltoall|alltoallv|reduce_scatter]
+ *                                  scatterv|reduce|alltoall|alltoallv|reduce_scatter|scan]
  * Environment: TORTURE_PIDS, TORTURE_STARTED, TORTURE_PROGRESS (the pids,
  * the start of the calls and each rank's call number, for the driver: see
  * torture_launch.h).
@@ -119,7 +125,7 @@ typedef enum { AFTER_NONE, AFTER_ALLGATHER, AFTER_SURVIVORS, AFTER_BOTH } after_
 
 typedef enum { LOOP_ALLREDUCE, LOOP_BCAST, LOOP_ALLGATHER, LOOP_ALLGATHERV,
                LOOP_GATHER, LOOP_GATHERV, LOOP_SCATTERV, LOOP_REDUCE, LOOP_ALLTOALL,
-               LOOP_ALLTOALLV, LOOP_REDUCE_SCATTER } loop_collective;
+               LOOP_ALLTOALLV, LOOP_REDUCE_SCATTER, LOOP_SCAN } loop_collective;
 
 typedef struct {
     int calls;
@@ -924,6 +930,45 @@ static int torture_reduce_scatter_loop_call(ftc_comm_t comm, run_state *st, cons
     return 0;
 }
 
+/* --collective scan: the allreduce's kinds and lengths, runs of one call
+ * of each kind ftc_scan's and ftc_exscan's in turn; every rank checks its prefix over
+ * S, or recvbuf as it was where S has no rank of the prefix. */
+static int torture_scan_loop_call(ftc_comm_t comm, run_state *st, const options *opt, int call,
+                                  MPI_Op user_op, void *send, void *recv)
+{
+    const call_kind kind = (call_kind)(call % KIND_COUNT);
+    const call_shape shape = shape_of(kind, user_op);
+    const int n = length_of(opt, call);
+    const bool exclusive = (call / KIND_COUNT) % 2 == 0;   /* every kind both ways */
+    const size_t bytes = (size_t)n * shape.element_size;
+    fill_input(kind, st->rank, call, n, send);   /* in place: what recvbuf holds before */
+    if (shape.in_place)
+        memcpy(recv, send, bytes);
+    else
+        memset(recv, 0x5A, bytes);
+    const void *from = shape.in_place ? MPI_IN_PLACE : send;
+    const int rc = exclusive ? ftc_exscan(from, recv, n, shape.type, shape.op, comm)
+                             : ftc_scan(from, recv, n, shape.type, shape.op, comm);
+    uint64_t s;
+    if (call_reported(comm, st, call, exclusive ? "ftc_exscan" : "ftc_scan", rc, &s) != 0)
+        return 1;
+    const int upto = exclusive ? st->rank : st->rank + 1;
+    const uint64_t prefix = s & (upto >= 64 ? ~0ULL : (1ULL << upto) - 1);
+    int bad = 0;
+    if (prefix != 0) {
+        bad = check_elements(st, kind, call, 0, n, prefix, recv, shape.element_size);
+    } else {
+        for (size_t b = 0; b < bytes && !bad; b++)
+            bad = ((const unsigned char *)recv)[b]
+                  != (shape.in_place ? ((const unsigned char *)send)[b] : 0x5A);
+        if (bad)
+            fprintf(stderr, "MISMATCH rank %d call %d: no rank of S=%#llx before it, but "
+                    "recvbuf changed\n", st->rank, call, (unsigned long long)s);
+    }
+    record_call(st, call, s, bad);
+    return 0;
+}
+
 /* ---- after the loop ---------------------------------------------------------- */
 
 /* ftc_allgather after the loop, dead ranks or not: every block of its S
@@ -1055,6 +1100,8 @@ static int parse_options(int argc, char **argv, options *opt)
                 opt->collective = LOOP_ALLTOALLV;
             else if (strcmp(c, "reduce_scatter") == 0)
                 opt->collective = LOOP_REDUCE_SCATTER;
+            else if (strcmp(c, "scan") == 0)
+                opt->collective = LOOP_SCAN;
             else
                 return 1;
         } else {
@@ -1082,7 +1129,7 @@ int main(int argc, char **argv)
             fprintf(stderr, "usage: torture_api CALLS [--length 1..%d] "
                     "[--after none|allgather|survivors|both] [--collective allreduce|bcast|"
                     "allgather|allgatherv|gather|gatherv|scatterv|reduce|alltoall|alltoallv|"
-                    "reduce_scatter] "
+                    "reduce_scatter|scan] "
                     "(at most %d ranks)\n",
                     MAX_LENGTH, MAX_RANKS);
         MPI_Finalize();
@@ -1126,6 +1173,8 @@ int main(int argc, char **argv)
             : exchanging ? torture_alltoall_loop_call(comm, &st, &opt, call, exchanged)
             : opt.collective == LOOP_REDUCE_SCATTER
             ? torture_reduce_scatter_loop_call(comm, &st, &opt, call, user_op, send, recv)
+            : opt.collective == LOOP_SCAN
+            ? torture_scan_loop_call(comm, &st, &opt, call, user_op, send, recv)
             : torture_call(comm, &st, &opt, call, user_op, send, recv) != 0
               || torture_other(comm, &st, call) != 0;
         if (stop)

@@ -63,6 +63,12 @@
  * time: every rank checks its block as the allreduce's, and at the next
  * allreduce that the S it names holds every rank alive then.
  *
+ * Two calls after a burst, an MPI_Scan of the same inputs (1, 100 or 1000;
+ * every other pair an MPI_Exscan), in place every other time: every
+ * element names the same set, only ranks up to this one (exscan: before
+ * it), this one among them for a scan, and at the next allreduce every
+ * rank of the prefix alive then.
+ *
  * Usage: torture_pmpi CALLS [--length N]
  * Environment: TORTURE_PIDS, TORTURE_STARTED, TORTURE_PROGRESS as for
  * torture_api (torture_launch.h).
@@ -87,7 +93,8 @@
 #include "torture_launch.h"
 
 enum { MAX_RANKS = 31, MAX_LENGTH = TORTURE_MAX_LENGTH, MAX_REPORTED = 4 };   /* 3 * 4^30 < 2^63 */
-enum { BURST_EVERY = 16, BURST_CALLS = 70, REDUCE_AT = 4, REDUCE_SCATTER_AT = 6, GATHER_AT = 8,
+enum { BURST_EVERY = 16, BURST_CALLS = 70, SCAN_AT = 2, REDUCE_AT = 4, REDUCE_SCATTER_AT = 6,
+       GATHER_AT = 8,
        ALLTOALL_AT = 10, GATHER_TO_ROOT_AT = 12, SCATTER_AT = 14, UNTOUCHED = -1 };
 
 
@@ -534,6 +541,61 @@ static void reduce_scatter(run_state *st, int call, long long *send, long long *
     st->reduced_call = call;
 }
 
+/* MPI_Scan of the allreduce's inputs (every other pair MPI_Exscan), 1, 100
+ * or 1000 of them, in place every other time. Every element must name the
+ * same set, within the ranks up to this one (exscan: before it), holding
+ * this rank for a scan; at the next allreduce, that set must hold every
+ * rank of the prefix alive then. An exscan left as it was (no rank before
+ * this one in S) names none. The sets differ between ranks: not in the
+ * digest. */
+static void scan(run_state *st, int call, long long *send, long long *recv)
+{
+    const int k = (int[]){ 1, 100, 1000 }[(call / BURST_EVERY) % 3];
+    const bool in_place = (call / BURST_EVERY) % 2 == 0;
+    const bool exclusive = (call / BURST_EVERY) % 4 >= 2;
+    long long *input = in_place ? recv : send;
+    for (int i = 0; i < k; i++) {
+        input[i] = factor_of(call, i) * (1LL << (2 * st->rank));
+        if (!in_place)
+            recv[i] = 0;   /* as it was: names no rank */
+    }
+    const void *from = in_place ? MPI_IN_PLACE : send;
+    const int rc = exclusive ? MPI_Exscan(from, recv, k, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD)
+                             : MPI_Scan(from, recv, k, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
+    if (rc != MPI_SUCCESS) {
+        fprintf(stderr, "ERROR rank %d call %d: %s returned %d\n", st->rank, call,
+                exclusive ? "MPI_Exscan" : "MPI_Scan", rc);
+        st->errors++;
+        return;
+    }
+    if (exclusive && st->rank == 0)
+        return;   /* its recvbuf is undefined */
+    const uint64_t prefix = (1ULL << (exclusive ? st->rank : st->rank + 1)) - 1;
+    /* an exscan with no rank of S before this one leaves recvbuf as it was */
+    const long long own = 1LL << (2 * st->rank);
+    const bool untouched = exclusive && recv[0] == (in_place ? factor_of(call, 0) * own : 0);
+    int bad = 0;
+    const uint64_t named = untouched ? 0 : set_of(recv[0], factor_of(call, 0), st->p);
+    for (int i = 0; i < k; i++) {
+        const long long before = in_place ? factor_of(call, i) * own : 0;
+        const uint64_t here = untouched ? (recv[i] == before ? 0 : UINT64_MAX)
+                                        : set_of(recv[i], factor_of(call, i), st->p);
+        const char *why = here == UINT64_MAX                   ? "not c times 0/1 base-4 digits"
+                          : here != named                      ? "names another set than element 0"
+                          : (here & ~prefix) != 0              ? "names a rank past the prefix"
+                          : !exclusive && !(here >> st->rank & 1u) ? "lacks this rank"
+                                                               : NULL;
+        if (why && bad++ < MAX_REPORTED)
+            fprintf(stderr, "MISMATCH rank %d call %d %s k %d element %d: %lld %s\n", st->rank,
+                    call, exclusive ? "exscan" : "scan", k, i, recv[i], why);
+    }
+    st->wrong += bad != 0;
+    if (!bad) {   /* ranks past the prefix are no business of this call's */
+        st->reduced = named | ~prefix;
+        st->reduced_call = call;
+    }
+}
+
 /* The survivors' digests, compared by one more (fault-tolerant) allreduce. */
 int main(int argc, char **argv)
 {
@@ -571,6 +633,8 @@ int main(int argc, char **argv)
             break;
         if (call % BURST_EVERY == 0)
             burst(&st, call, send);
+        if (call % BURST_EVERY == SCAN_AT)
+            scan(&st, call, send, recv);
         if (call % BURST_EVERY == REDUCE_AT)
             reduce(&st, call, send, recv);
         if (call % BURST_EVERY == REDUCE_SCATTER_AT)

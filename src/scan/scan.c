@@ -1,0 +1,130 @@
+/*
+ * ftc_scan and ftc_exscan: check the arguments, then gather the inputs
+ * and fold this rank's prefix (gather_fold.c), which also ends the call
+ * over the survivors after a failure.
+ *
+ *   rank 0 [a]  rank 1 [b]  rank 2 [c]
+ *       scan    ->  [a]        [a op b]   [a op b op c]
+ *       exscan  ->  (as it was) [a]       [a op b]
+ *
+ * Cost: gather_fold.c's.
+ */
+#include <limits.h>
+#include <stdlib.h>
+
+#include "../allgather/ft_allgather.h"
+#include "../allreduce/checks.h"
+#include "../args.h"
+#include "../comm.h"
+#include "../error.h"
+#include "../guard/guard.h"
+#include "../module.h"
+#include "scan.h"
+#include "state.h"
+
+/* ---- the module (module.h) ---------------------------------------------------- */
+
+static int scan_create(ftc_comm_t comm)
+{
+    comm->scan = calloc(1, sizeof(*comm->scan));
+    return comm->scan ? MPI_SUCCESS : ftc_fail(MPI_ERR_NO_MEM, "ftc_comm_create: out of memory");
+}
+
+static void scan_release(ftc_comm_t comm)
+{
+    if (!comm->scan)
+        return;
+    free(comm->scan->inputs);
+    free(comm->scan);
+    comm->scan = NULL;
+}
+
+const ftc_module ftc_scan_module = {
+    .name = "scan",
+    .create = scan_create,
+    .release = scan_release,
+};
+
+/* ftc_exscan keeps its state in the scan module's. */
+const ftc_module ftc_exscan_module = { .name = "exscan" };
+
+/* ---- argument checks --------------------------------------------------- */
+
+/* recvbuf is needed unless nothing is written there: ftc_exscan's rank 0
+ * writes nothing (MPI leaves its result undefined), unless in place. */
+static int check_buffers(const ftc_scan_call *call, const void *sendbuf, bool in_place)
+{
+    const char *name = call->name;
+    if (call->count < 0)
+        return ftc_fail(MPI_ERR_COUNT, "%s: count is negative (%d)", name, call->count);
+    if (call->count > 0 && !in_place && sendbuf == NULL)
+        return ftc_fail(MPI_ERR_BUFFER, "%s: sendbuf is NULL but count is %d", name,
+                        call->count);
+    const bool writes_nothing = call->exclusive && call->comm->rank == 0 && !in_place;
+    if (call->count > 0 && call->result == NULL && !writes_nothing)
+        return ftc_fail(MPI_ERR_BUFFER, "%s: recvbuf is NULL but count is %d", name,
+                        call->count);
+    return MPI_SUCCESS;
+}
+
+/* Every rank's input is gathered: p blocks within what the allgather takes. */
+static int check_total(const ftc_scan_call *call)
+{
+    const int p = call->comm->size;
+    if ((long long)call->count * p > INT_MAX)
+        return ftc_fail(MPI_ERR_COUNT, "%s: count x p = %lld exceeds INT_MAX (every rank's "
+                        "input is gathered)", call->name, (long long)call->count * p);
+    return ftc_allgather_check_total(call->name, p, (long long)call->count
+                                                        * call->shape.extent * p);
+}
+
+static int check_call(ftc_scan_call *call, const void *sendbuf)
+{
+    const bool in_place = sendbuf == MPI_IN_PLACE;
+    ftc_comm_t comm = call->comm;
+    int rc = ftc_check_comm(call->name, comm);
+    if (rc == MPI_SUCCESS)
+        rc = check_buffers(call, sendbuf, in_place);
+    if (rc == MPI_SUCCESS)
+        rc = ftc_check_ordered_reduction(call->name, comm, call->type, call->op);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    call->shape = comm->checked.known.shape;
+    call->input = in_place ? call->result : sendbuf;
+    rc = check_total(call);
+    return rc == MPI_SUCCESS ? ftc_scan_reserve(call) : rc;
+}
+
+/* ---- the calls ---------------------------------------------------------- */
+
+/* A call, guarded: bad arguments or no memory on one rank stop every rank
+ * cleanly. */
+static int scan_guarded(ftc_scan_call *call, const void *sendbuf, ftc_guarded_kind kind)
+{
+    int rc = check_call(call, sendbuf);
+    if (call->comm)
+        rc = ftc_guard_enter(call->comm, kind, rc);
+    if (rc != MPI_SUCCESS)
+        return rc;   /* the watchdog is armed only on success */
+    rc = ftc_scan_run(call);
+    ftc_guard_leave(call->comm);
+    return rc;
+}
+
+int ftc_scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+             ftc_comm_t comm)
+{
+    ftc_clear_error();
+    ftc_scan_call call = { .name = "ftc_scan", .comm = comm, .result = recvbuf,
+                           .count = count, .type = datatype, .op = op };
+    return scan_guarded(&call, sendbuf, FTC_GUARDED_SCAN);
+}
+
+int ftc_exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+               ftc_comm_t comm)
+{
+    ftc_clear_error();
+    ftc_scan_call call = { .name = "ftc_exscan", .comm = comm, .exclusive = true,
+                           .result = recvbuf, .count = count, .type = datatype, .op = op };
+    return scan_guarded(&call, sendbuf, FTC_GUARDED_EXSCAN);
+}
