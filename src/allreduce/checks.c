@@ -67,10 +67,16 @@ static bool type_known_good(ftc_comm_t comm, MPI_Datatype type)
     return type != MPI_DATATYPE_NULL && type == comm->checked.known.type;
 }
 
-int ftc_check_reduction(const char *call, ftc_comm_t comm, MPI_Datatype type, MPI_Op op)
+static int check_pair(const char *call, ftc_comm_t comm, MPI_Datatype type, MPI_Op op,
+                      bool in_rank_order)
 {
     const int rc = type_known_good(comm, type) ? MPI_SUCCESS : check_type(call, type);
-    return rc == MPI_SUCCESS ? check_op(call, comm, op, type, false) : rc;
+    return rc == MPI_SUCCESS ? check_op(call, comm, op, type, in_rank_order) : rc;
+}
+
+int ftc_check_reduction(const char *call, ftc_comm_t comm, MPI_Datatype type, MPI_Op op)
+{
+    return check_pair(call, comm, type, op, false);
 }
 
 /* The pair cache (comm->checked) stays sound: a user's op that is not
@@ -78,6 +84,5 @@ int ftc_check_reduction(const char *call, ftc_comm_t comm, MPI_Datatype type, MP
  * commutativity question, so an allreduce still refuses it. */
 int ftc_check_ordered_reduction(const char *call, ftc_comm_t comm, MPI_Datatype type, MPI_Op op)
 {
-    const int rc = type_known_good(comm, type) ? MPI_SUCCESS : check_type(call, type);
-    return rc == MPI_SUCCESS ? check_op(call, comm, op, type, true) : rc;
+    return check_pair(call, comm, type, op, true);
 }

@@ -163,11 +163,18 @@ static bool is_predefined_op(MPI_Op op)
     return false;
 }
 
-/* ftcoll's allreduce takes predefined datatypes and commutative ops; MPI's
- * handles the rest (and the invalid handles it alone can name). */
+/* ftcoll's scans take predefined datatypes and any op, commutative or not
+ * (they combine in rank order); MPI's handles the rest (and the invalid
+ * handles it alone can name). */
+static bool scan_supported(MPI_Datatype type, MPI_Op op)
+{
+    return type != MPI_DATATYPE_NULL && op != MPI_OP_NULL && is_predefined(type);
+}
+
+/* ftcoll's allreduce takes what its scans take, with commutative ops only. */
 static bool allreduce_supported(MPI_Datatype type, MPI_Op op)
 {
-    if (type == MPI_DATATYPE_NULL || op == MPI_OP_NULL || !is_predefined(type))
+    if (!scan_supported(type, op))
         return false;
     int commutative = 0;
     return is_predefined_op(op)
@@ -379,13 +386,6 @@ int MPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[
 }
 
 /* ---- MPI_Scan, MPI_Exscan ---------------------------------------------- */
-
-/* ftcoll's scans take predefined datatypes and any op, commutative or not
- * (they combine in rank order); MPI's handles the rest. */
-static bool scan_supported(MPI_Datatype type, MPI_Op op)
-{
-    return type != MPI_DATATYPE_NULL && op != MPI_OP_NULL && is_predefined(type);
-}
 
 int MPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
              MPI_Comm comm)

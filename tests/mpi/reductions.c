@@ -3,6 +3,8 @@
 
 #include <string.h>
 
+#include "harness.h"
+
 const char *const op_names[ORDERED_OP_KINDS] = { "sum int", "max double",
                                                  "minloc double_int", "user int",
                                                  "user affine (not commutative)" };
@@ -41,6 +43,20 @@ static unsigned affine_input(int r, int i)
 
 static int int_input(int r, int i) { return (r + 1) * 1000 + i % 997 - r * (i % 7); }
 static double double_input(int r, int i) { return (double)((r * 37 + i * 11) % 101) + 0.5 * r; }
+
+void create_user_ops(MPI_Op user[ORDERED_OP_KINDS])
+{
+    for (int k = 0; k < ORDERED_OP_KINDS; k++)
+        user[k] = MPI_OP_NULL;
+    mpi_or_die(MPI_Op_create(user_sum, 1, &user[OP_USER_INT]), "MPI_Op_create");
+    mpi_or_die(MPI_Op_create(affine_compose, 0, &user[OP_AFFINE]), "MPI_Op_create");
+}
+
+void free_user_ops(MPI_Op user[ORDERED_OP_KINDS])
+{
+    MPI_Op_free(&user[OP_USER_INT]);
+    MPI_Op_free(&user[OP_AFFINE]);
+}
 
 kind_of_op kind(op_kind k, MPI_Op user)
 {

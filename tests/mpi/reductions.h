@@ -40,6 +40,12 @@ typedef struct {
     size_t element;      /* bytes in memory */
 } kind_of_op;
 
+/* user[k]: the user op of kind k (OP_USER_INT's user_sum, created
+ * commutative; OP_AFFINE's affine_compose, not), MPI_OP_NULL for the
+ * others; freed by free_user_ops. */
+void create_user_ops(MPI_Op user[ORDERED_OP_KINDS]);
+void free_user_ops(MPI_Op user[ORDERED_OP_KINDS]);
+
 /* The kind's datatype and op (`user`: the user_sum op, or for OP_AFFINE
  * the affine_compose one). */
 kind_of_op kind(op_kind k, MPI_Op user);

@@ -140,11 +140,7 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &p);
     MPI_Op user[ORDERED_OP_KINDS];
-    mpi_or_die(MPI_Op_create(user_sum, 1, &user[OP_USER_INT]), "MPI_Op_create");
-    mpi_or_die(MPI_Op_create(affine_compose, 0, &user[OP_AFFINE]), "MPI_Op_create");
-    for (int k = 0; k < ORDERED_OP_KINDS; k++)
-        if (k != OP_USER_INT && k != OP_AFFINE)
-            user[k] = MPI_OP_NULL;
+    create_user_ops(user);
     long cases = 0;
     int bad = 0;
     ftc_comm_t world = make(MPI_COMM_WORLD);
@@ -163,8 +159,7 @@ int main(int argc, char **argv)
         MPI_Comm_free(&half);
         MPI_Comm_free(&dup);
     }
-    MPI_Op_free(&user[OP_USER_INT]);
-    MPI_Op_free(&user[OP_AFFINE]);
+    free_user_ops(user);
     int all_bad = 0;
     MPI_Allreduce(&bad, &all_bad, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     if (rank == 0 && all_bad == 0)

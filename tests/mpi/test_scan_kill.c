@@ -113,10 +113,7 @@ int main(int argc, char **argv)
     if (p > MAX_RANKS)
         die("at most 64 ranks");
     MPI_Op user[ORDERED_OP_KINDS];
-    for (int k = 0; k < ORDERED_OP_KINDS; k++)
-        user[k] = MPI_OP_NULL;
-    mpi_or_die(MPI_Op_create(user_sum, 1, &user[OP_USER_INT]), "MPI_Op_create");
-    mpi_or_die(MPI_Op_create(affine_compose, 0, &user[OP_AFFINE]), "MPI_Op_create");
+    create_user_ops(user);
     ftc_comm_t comm;
     if (ftc_comm_create(MPI_COMM_WORLD, &comm) != MPI_SUCCESS)
         die(ftc_error_message());
