@@ -710,8 +710,12 @@ int ftc_barrier(ftc_comm_t comm);
  * earliest-completion tree of the measured latencies, or "tree": of those
  * last two, the one predicted to finish first from the call's root. A
  * topology file emulates a wide-area network on one host: ftcoll delays
- * each of its messages by its channel's latency. Tree broadcasts do not
- * survive process failures (the default broadcast does, with ULFM).
+ * each of its messages by its channel's latency. With ULFM a tree broadcast
+ * survives process failures as the default broadcast does (the same
+ * outcome on every survivor); after a death it runs over the survivors'
+ * tree, built on the set-up's latencies (the MST: each dead rank's
+ * subtrees re-attached by their cheapest channels), and measures and
+ * adapts no more.
  */
 
 /*

@@ -6,6 +6,7 @@
 #include <mpi.h>
 
 #include "ftcoll.h"
+#include "../buffer.h"
 #include "../module.h"
 
 typedef struct ftc_tree_comm ftc_tree_comm;
@@ -18,7 +19,10 @@ extern const ftc_module ftc_bcast_tree_module;
  * FTCOLL_TOPOLOGY set when the communicator was made). */
 int ftc_tree_bcast_wanted(ftc_comm_t comm);
 
-/* ftc_bcast's body over a tree; arguments already checked. Collective. */
-int ftc_tree_bcast(void *buf, int count, MPI_Datatype type, int root, ftc_comm_t comm);
+/* ftc_bcast's body over a tree; arguments already checked (`shape`: the
+ * type's). Collective. With ULFM it survives deaths as ftc_bcast does,
+ * over the survivors' tree after one (adaptive.c). */
+int ftc_tree_bcast(void *buf, int count, MPI_Datatype type, const ftc_type_shape *shape, int root,
+                   ftc_comm_t comm);
 
 #endif

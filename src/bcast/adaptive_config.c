@@ -17,9 +17,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef FTCOLL_HAVE_ULFM
+#include <mpi-ext.h>
+#endif
 
 #include "../comm.h"
 #include "../error.h"
+#include "../ft/ft.h"
 #include "../hash.h"
 #include "../agree.h"
 #include "../module.h"
@@ -45,17 +49,19 @@ static void forget_setup(ftc_tree_comm *t)
 {
     ftc_mst_free(&t->mst);
     ftc_tree_free(&t->tree);
+    ftc_tree_free(&t->live_tree);
     if (t->ready)
         ftc_net_free(&t->net);
     if (t->comm != MPI_COMM_NULL)
         PMPI_Comm_free(&t->comm);
     free(t->site_of);
     free(t->latency);
+    free(t->setup_latency);
     free(t->measured);
     free(t->smoothed);
     free(t->changes);
     t->site_of = NULL;
-    t->latency = t->measured = t->smoothed = NULL;
+    t->latency = t->setup_latency = t->measured = t->smoothed = NULL;
     t->changes = NULL;
     t->ready = 0;
     t->comm = MPI_COMM_NULL;
@@ -213,10 +219,13 @@ int ftc_bcast_configure(ftc_comm_t comm, const char *algorithm, const char *sett
     return tree_start(comm);
 }
 
+/* After a death the trees' messages stopped where they were, and a
+ * barrier over the dead would only fail: nothing is drained. */
 static int tree_quiesce(ftc_comm_t comm)
 {
     ftc_tree_comm *t = comm->tree;
-    return t && t->ready ? ftc_net_quiesce(&t->net) : MPI_SUCCESS;
+    const bool everyone_lives = ftc_ft_live_count(comm->ft) == comm->size;
+    return t && t->ready && everyone_lives ? ftc_net_quiesce(&t->net) : MPI_SUCCESS;
 }
 
 static void tree_release(ftc_comm_t comm)
@@ -267,6 +276,25 @@ static int find_sites(ftc_tree_comm *t, ftc_comm_t comm)
     return MPI_SUCCESS;
 }
 
+#ifdef FTCOLL_HAVE_ULFM
+/*
+ * The net's stop: a death in the epoch, which the broadcast then meets.
+ * The trees' communicator is revoked: every transfer in flight on it
+ * completes (with an error) on every rank, so a measurement's publication
+ * left behind writes into no freed buffer, and a rank still measuring
+ * stops too, even before its own sentinel says why. The trees never use
+ * it again: after a death nothing is measured.
+ */
+static int stop_on_a_death(void *context)
+{
+    ftc_comm_t comm = context;
+    if (!ftc_ft_failure_noticed(comm->ft))
+        return 0;
+    MPIX_Comm_revoke(comm->tree->comm);
+    return FTC_DETECTED;
+}
+#endif
+
 static int set_up(ftc_tree_comm *t, ftc_comm_t comm)
 {
     int rc;
@@ -279,10 +307,11 @@ static int set_up(ftc_tree_comm *t, ftc_comm_t comm)
         return rc;
     const size_t n = (size_t)comm->size;
     t->latency = calloc(n * n, sizeof *t->latency);
+    t->setup_latency = calloc(n * n, sizeof *t->setup_latency);
     t->measured = calloc(n * n, sizeof *t->measured);
     t->smoothed = calloc(n * n, sizeof *t->smoothed);
     t->changes = calloc(n * n / 2 + 1, sizeof *t->changes);
-    if (!t->latency || !t->measured || !t->smoothed || !t->changes)
+    if (!t->latency || !t->setup_latency || !t->measured || !t->smoothed || !t->changes)
         return ftc_fail(MPI_ERR_NO_MEM, "ftc_bcast: out of memory for %zu x %zu latencies", n, n);
     rc = PMPI_Comm_dup(comm->comm, &t->comm);
     if (rc != MPI_SUCCESS) {
@@ -291,6 +320,10 @@ static int set_up(ftc_tree_comm *t, ftc_comm_t comm)
     }
     PMPI_Comm_set_errhandler(t->comm, MPI_ERRORS_RETURN);
     ftc_net_init(&t->net, t->comm, t->have_topology ? &t->topology : NULL);
+#ifdef FTCOLL_HAVE_ULFM
+    t->net.stop = stop_on_a_death;
+    t->net.stop_context = comm;
+#endif
     t->ready = 1;
     return MPI_SUCCESS;
 }

@@ -32,15 +32,21 @@ struct ftc_tree_comm {
     ftc_net net;
     int *site_of;
     double *latency;           /* the latencies the trees are built on */
+    double *setup_latency;     /* those of the set-up: after a death the survivors' trees
+                                * are built on them, which every rank holds alike whatever
+                                * measurement the death cut short */
     double *measured;
     double *smoothed;          /* the running estimate (smooth < 1) */
     ftc_adapt_change *changes;
     int measurements;          /* after the first: numbers the probes */
     ftc_mst mst;
     long version;              /* bumped whenever the latencies or the MST change */
-    ftc_tree tree;             /* the last call's tree */
+    ftc_tree tree;             /* the last call's tree, every rank alive */
     int tree_root;
     long tree_version;
+    ftc_tree live_tree;        /* after a death: the survivors' (ULFM epoch places) */
+    long live_tree_epoch;
+    int live_tree_root;
     ftc_bcast_stats stats;
 };
 

@@ -161,12 +161,12 @@ int ftc_bcast(void *buf, int count, MPI_Datatype type, int root, ftc_comm_t comm
     if (rc != MPI_SUCCESS)
         return rc;
     if (ftc_tree_bcast_wanted(comm)) {
-        rc = ftc_tree_bcast(buf, count, type, root, comm);
+        rc = ftc_tree_bcast(buf, count, type, &shape, root, comm);
         ftc_guard_leave(comm);
         return rc;
     }
 #ifdef FTCOLL_HAVE_ULFM
-    rc = ftc_bcast_fault_tolerant(buf, count, type, &shape, root, comm);
+    rc = ftc_bcast_fault_tolerant(buf, count, type, &shape, root, comm, NULL);
 #else
     rc = PMPI_Bcast(buf, count, type, root, comm->comm);   /* never through the PMPI layer */
     if (rc != MPI_SUCCESS)

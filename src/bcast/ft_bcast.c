@@ -3,7 +3,8 @@
  * engine's recovery when something does, so that every survivor ends alike.
  *
  *   attempt   the plan select.h picks (dissemination.h, or for large
- *             messages on many ranks scatter_ring.h) over the epoch's
+ *             messages on many ranks scatter_ring.h), or the caller's
+ *             network tree while its root lives (tree_step), over the epoch's
  *             communicator (the live ranks, in order), with the call's tag,
  *             the user's datatype on the wire and the data straight into
  *             the user's buffer for the dissemination, each step waiting
@@ -25,6 +26,12 @@
  *             transfer cut short by the root's death wrote into keeps
  *             that part: its contents are undefined, as after any MPI
  *             error)
+ *   tree      each rank receives from its parent (step 0), then sends to
+ *             its children, child k at step k + 1; with an emulated
+ *             network each message is preceded by its send time and held
+ *             until its channel's latency passed. Tokens would need
+ *             channels the tree lacks, so the calls the dissemination
+ *             sends them on confirm instead (confirms)
  *   tokens    the dissemination's empty messages, which keep the calls in
  *             progress within the layer's window, go only where a late
  *             rank could be served (three or more live ranks), and only
@@ -66,6 +73,7 @@
 #include "dissemination.h"
 #include "scatter_ring.h"
 #include "select.h"
+#include "trees/net.h"
 
 _Static_assert(FTC_FT_TOKEN_CLASSES <= (int)(sizeof(((struct ftc_comm *)0)->bcast_class_calls) /
                                              sizeof(long)),
@@ -84,6 +92,7 @@ typedef struct {
                             * type: packing is a copy (a dense derived type may list its
                             * elements out of memory order, as MPI_Pack would not) */
     int root;              /* a rank of the communicator */
+    const ftc_bcast_tree_plan *tree;   /* the caller's tree, or NULL */
     long number;           /* the call's number in the engine's numbering */
     int token_class;       /* its size class (select.h) */
     long class_calls;      /* calls of that class so far, this one included */
@@ -111,6 +120,7 @@ typedef struct {
     int peer;      /* an epoch index; -1: no message */
     long first;    /* elements [first, first + count); count 0: an empty token */
     long count;
+    bool stamped;  /* its send time travels first (an emulated network's tree) */
 } transfer;
 
 typedef struct {
@@ -121,21 +131,47 @@ static transfer whole_or_token(const bcast_call *b, int peer, bool carries_data)
 {
     const bool data = carries_data && b->root_alive;
     if (!data && !b->tokens)
-        return (transfer){ -1, 0, 0 };
-    return (transfer){ peer, 0, data ? b->wire_count : 0 };
+        return (transfer){ -1, 0, 0, false };
+    return (transfer){ peer, 0, data ? b->wire_count : 0, false };
 }
 
 static transfer blocks(const bcast_call *b, const ftc_scatter_ring_transfer *t)
 {
     if (t->peer < 0)
-        return (transfer){ -1, 0, 0 };
+        return (transfer){ -1, 0, 0, false };
     const long first = ftc_scatter_ring_block_start(t->first, b->n, b->wire_count);
     return (transfer){ t->peer, first,
-                       ftc_scatter_ring_block_start(t->last, b->n, b->wire_count) - first };
+                       ftc_scatter_ring_block_start(t->last, b->n, b->wire_count) - first,
+                       false };
+}
+
+/* The tree: step 0 from the parent, step k + 1 to child k. */
+static int tree_children(const bcast_call *b, int *first)
+{
+    const ftc_tree *t = b->tree->tree;
+    *first = t->child_start[b->me];
+    return t->child_start[b->me + 1] - *first;
+}
+
+static plan_step tree_step(const bcast_call *b, int step)
+{
+    const ftc_tree *t = b->tree->tree;
+    const bool stamped = b->tree->latency != NULL;
+    const transfer none = { -1, 0, 0, false };
+    if (step == 0) {
+        const int parent = t->parent[b->me];
+        return (plan_step){ none, parent < 0 ? none
+                                             : (transfer){ parent, 0, b->wire_count, stamped } };
+    }
+    int first;
+    tree_children(b, &first);
+    return (plan_step){ { t->children[first + step - 1], 0, b->wire_count, stamped }, none };
 }
 
 static plan_step step_of(const bcast_call *b, int step)
 {
+    if (b->algorithm == FTC_BCAST_TREE)
+        return tree_step(b, step);
     if (b->algorithm == FTC_BCAST_SCATTER_RING) {
         const ftc_scatter_ring_step s = ftc_scatter_ring_step_of(b->me, b->root_index, b->n, step);
         return (plan_step){ blocks(b, &s.send), blocks(b, &s.receive) };
@@ -147,6 +183,9 @@ static plan_step step_of(const bcast_call *b, int step)
 
 static int steps_of(const bcast_call *b)
 {
+    int first;
+    if (b->algorithm == FTC_BCAST_TREE)
+        return 1 + tree_children(b, &first);
     return b->algorithm == FTC_BCAST_SCATTER_RING ? ftc_scatter_ring_steps(b->n)
                                                   : ftc_dissemination_steps(b->n);
 }
@@ -158,6 +197,8 @@ static int last_data_step(const bcast_call *b)
         return -1;
     if (!b->root_alive)
         return steps_of(b);   /* never */
+    if (b->algorithm == FTC_BCAST_TREE)
+        return 0;
     return b->algorithm == FTC_BCAST_SCATTER_RING
         ? steps_of(b) - 1 : ftc_dissemination_data_step(b->me, b->root_index, b->n);
 }
@@ -301,6 +342,7 @@ static int post_send(const bcast_call *b, const transfer *t, int tag, MPI_Comm c
  */
 typedef struct {
     MPI_Request requests[FTC_FT_MAX_WAIT];   /* sends only: waited for with no expected sizes */
+    double stamps[FTC_FT_MAX_WAIT];  /* the send times a stamped transfer sends first */
     int count;
     int last_peer;                   /* for the watchdog's progress note */
 } sends_in_flight;
@@ -330,6 +372,19 @@ static int finish_sends(bcast_call *b, sends_in_flight *f, int step)
     return rc;
 }
 
+/* A stamped transfer's send time, just before its data, in flight with it. */
+static int post_stamp(const transfer *t, int tag, MPI_Comm comm, sends_in_flight *f)
+{
+    if (!t->stamped)
+        return MPI_SUCCESS;
+    f->stamps[f->count] = ftc_net_now();
+    f->requests[f->count] = MPI_REQUEST_NULL;
+    const int rc = ftc_p2p_isend(&f->stamps[f->count], 1, MPI_DOUBLE, t->peer, tag, comm,
+                                 &f->requests[f->count]);
+    f->count += rc == MPI_SUCCESS;
+    return rc;
+}
+
 static int post_step_send(bcast_call *b, const plan_step *s, int step, int tag, MPI_Comm comm,
                           sends_in_flight *f)
 {
@@ -337,7 +392,10 @@ static int post_step_send(bcast_call *b, const plan_step *s, int step, int tag, 
     ftc_allreduce_injection_point(b->comm, b->number, step, FTC_INJECT_BEFORE_SEND, NULL);
     if (s->send.peer < 0)
         return MPI_SUCCESS;
-    int rc = f->count == FTC_FT_MAX_WAIT ? finish_sends(b, f, step) : MPI_SUCCESS;
+    const int requests = s->send.stamped ? 2 : 1;
+    int rc = f->count + requests > FTC_FT_MAX_WAIT ? finish_sends(b, f, step) : MPI_SUCCESS;
+    if (rc == MPI_SUCCESS)
+        rc = post_stamp(&s->send, tag, comm, f);
     if (rc != MPI_SUCCESS)
         return rc;
     MPI_Request *r = &f->requests[f->count];
@@ -351,26 +409,49 @@ static int post_step_send(bcast_call *b, const plan_step *s, int step, int tag, 
     return MPI_SUCCESS;
 }
 
-/* One step: its receive and its send posted, the receive waited for with
- * the sentinel; the send joins those in flight. On a failure every request
- * of the call is cancelled or released. */
+/* A stamped message is held until its channel's emulated latency passed
+ * since it was sent (MPI's send in flight reads its stamp from
+ * sends_in_flight, on the caller's stack: a send released on a failure
+ * may be read later, so the stamp is bounded). */
+static void hold_for_latency(const bcast_call *b, const transfer *t, double sent)
+{
+    if (!t->stamped || t->peer < 0)
+        return;
+    const double latency = b->tree->latency(b->tree->context, t->peer, b->me);
+    const double now = ftc_net_now();
+    /* never longer than the latency from now: a stamp from the future can
+     * only be garbage, and no sleep here may outlast a failure */
+    ftc_net_sleep_until(sent < now ? sent + latency : now + latency);
+}
+
+/* One step: its receive (after its stamp, if any) and its send posted,
+ * the receive waited for with the sentinel; the send joins those in
+ * flight. On a failure every request of the call is cancelled or
+ * released. */
 static int exchange(bcast_call *b, const plan_step *s, int step, sends_in_flight *f)
 {
     char token_in = 0;   /* an empty message: nothing is written */
-    MPI_Request receive = MPI_REQUEST_NULL;
-    const int expected = (int)s->receive.count * b->wire_size;
+    double sent = 0;
+    MPI_Request receive[2] = { MPI_REQUEST_NULL, MPI_REQUEST_NULL };   /* the stamp, the data */
+    const int expected[2] = { (int)sizeof(double), (int)s->receive.count * b->wire_size };
     const MPI_Comm comm = ftc_ft_epoch_comm(b->ft);
     const int tag = ftc_ft_call_tag(b->ft, b->number);
-    int rc = post_receive(b, &s->receive, tag, comm, &token_in, &receive);
+    int rc = s->receive.stamped && s->receive.peer >= 0
+        ? ftc_p2p_irecv(&sent, 1, MPI_DOUBLE, s->receive.peer, tag, comm, &receive[0])
+        : MPI_SUCCESS;
+    if (rc == MPI_SUCCESS)
+        rc = post_receive(b, &s->receive, tag, comm, &token_in, &receive[1]);
     if (rc == MPI_SUCCESS)
         rc = post_step_send(b, s, step, tag, comm, f);
-    if (rc == MPI_SUCCESS && receive != MPI_REQUEST_NULL) {
+    if (rc == MPI_SUCCESS && s->receive.peer >= 0) {
         ftc_watch_progress(&b->comm->watch, step, "broadcasting with", s->receive.peer);
-        rc = ftc_ft_wait(b->ft, &receive, &expected, 1);
+        rc = ftc_ft_wait(b->ft, receive, expected, 2);
     }
-    if (rc == MPI_SUCCESS)
+    if (rc == MPI_SUCCESS) {
+        hold_for_latency(b, &s->receive, sent);
         return MPI_SUCCESS;
-    ftc_ft_abandon(&receive, &expected, 1);
+    }
+    ftc_ft_abandon(receive, expected, 2);
     release_sends(f);
     return rc == FTC_DETECTED || ftc_ft_is_process_failure(rc)
         ? FTC_DETECTED : ftc_fail_mpi(rc, "ftc_bcast: step %d with ranks %d and %d failed", step,
@@ -394,7 +475,7 @@ static int exchange(bcast_call *b, const plan_step *s, int step, sends_in_flight
  */
 static bool sends_tokens(const bcast_call *b)
 {
-    if (!ftc_ft_keeps_results(b->ft) || b->confirms)
+    if (!ftc_ft_keeps_results(b->ft) || b->confirms || b->algorithm == FTC_BCAST_TREE)
         return false;
     return b->algorithm != FTC_BCAST_DISSEMINATION || !b->root_alive ||
            ftc_ft_sends_tokens(b->number, b->token_class, b->class_calls);
@@ -407,10 +488,25 @@ static bool sends_tokens(const bcast_call *b)
  */
 static bool confirms(const bcast_call *b)
 {
-    return ftc_ft_keeps_results(b->ft) && b->root_alive &&
-           ftc_bcast_confirms(b->bytes, b->algorithm,
+    if (!ftc_ft_keeps_results(b->ft) || !b->root_alive)
+        return false;
+    return ftc_bcast_confirms(b->bytes, b->algorithm,
                               (ftc_bcast_confirmation)b->comm->bcast_confirmation,
-                              b->comm->bcast_processors_shared);
+                              b->comm->bcast_processors_shared) ||
+           (b->algorithm == FTC_BCAST_TREE &&
+            ftc_ft_sends_tokens(b->number, b->token_class, b->class_calls));
+}
+
+/* The caller's tree, where it can run: its root alive and every live rank
+ * in it (a rank that meets a death between choosing it and entering here
+ * finds the epoch changed). */
+static ftc_bcast_algorithm plan_of(const bcast_call *b)
+{
+    if (!b->root_alive)
+        return FTC_BCAST_DISSEMINATION;
+    if (b->tree && b->tree->tree->n == b->n && b->tree->tree->root == b->root_index)
+        return FTC_BCAST_TREE;
+    return ftc_bcast_decide(b->n, b->bytes, (ftc_bcast_algorithm)b->comm->bcast_plan);
 }
 
 /*
@@ -427,7 +523,7 @@ static int confirm_everyone_holds(bcast_call *b, sends_in_flight *f)
     int rc = MPI_SUCCESS;
     for (int k = 0; rc == MPI_SUCCESS && k < ftc_dissemination_steps(b->n); k++) {
         const ftc_dissemination_step d = ftc_dissemination_step_of(b->me, b->root_index, b->n, k);
-        const plan_step s = { { d.send_to, 0, 0 }, { d.receive_from, 0, 0 } };
+        const plan_step s = { { d.send_to, 0, 0, false }, { d.receive_from, 0, 0, false } };
         rc = exchange(b, &s, plan_steps + k, f);
     }
     return rc;
@@ -448,7 +544,7 @@ static int flushed(bcast_call *b, sends_in_flight *f, int step)
  */
 static int run_pair(bcast_call *b)
 {
-    const transfer data = { 1 - b->me, 0, b->wire_count }, none = { -1, 0, 0 };
+    const transfer data = { 1 - b->me, 0, b->wire_count, false }, none = { -1, 0, 0, false };
     const plan_step s = b->me == b->root_index ? (plan_step){ data, none }
                                                : (plan_step){ none, data };
     sends_in_flight in_flight;
@@ -470,9 +566,7 @@ static int run_attempt(bcast_call *b)
     b->me = ftc_ft_live_index(b->ft);
     b->root_alive = ftc_ft_is_alive(b->ft, b->root);
     b->root_index = b->root_alive ? ftc_ft_epoch_rank(b->ft, b->root) : 0;
-    b->algorithm = b->root_alive ? ftc_bcast_decide(b->n, b->bytes,
-                                                    (ftc_bcast_algorithm)b->comm->bcast_plan)
-                                 : FTC_BCAST_DISSEMINATION;
+    b->algorithm = plan_of(b);
     b->confirms = confirms(b);
     b->tokens = sends_tokens(b);
     if (b->n == 2 && b->root_alive && b->algorithm == FTC_BCAST_DISSEMINATION)
@@ -577,7 +671,7 @@ static int recover(bcast_call *b)
 }
 
 int ftc_bcast_fault_tolerant(void *buf, int count, MPI_Datatype type, const ftc_type_shape *shape,
-                             int root, ftc_comm_t comm)
+                             int root, ftc_comm_t comm, const ftc_bcast_tree_plan *tree)
 {
     const size_t bytes = (size_t)shape->size * (size_t)count;
     const int token_class = ftc_ft_token_class(bytes);
@@ -585,14 +679,17 @@ int ftc_bcast_fault_tolerant(void *buf, int count, MPI_Datatype type, const ftc_
                      .extent = shape->extent, .type_size = shape->size, .bytes = bytes,
                      /* the checks remember a predefined type that passed */
                      .contiguous = shape->contiguous && type == comm->bcast_type.type,
-                     .root = root,
+                     .root = root, .tree = tree,
                      .number = ftc_ft_begin_call(comm->ft), .token_class = token_class,
                      .class_calls = ++comm->bcast_class_calls[token_class],
                      .data = buf, .wire_count = count,
                      .wire_type = type, .wire_extent = shape->extent, .wire_size = shape->size,
                      .holds_data = comm->rank == root };
-    /* a rank others wait for in a meeting goes there first */
-    const int rc = ftc_ft_owes_meeting(comm->ft) ? FTC_DETECTED : run_attempt(&b);
+    /* a rank others wait for in a meeting goes there first; so does one
+     * that knows of a death already (its plan may be another's: a network
+     * tree chosen on latencies that the death kept it from updating) */
+    const int rc = ftc_ft_owes_meeting(comm->ft) || ftc_ft_failure_known(comm->ft)
+        ? FTC_DETECTED : run_attempt(&b);
     if (rc == FTC_DETECTED)
         return recover(&b);
     return rc == MPI_SUCCESS ? complete(&b) : rc;

@@ -50,6 +50,8 @@ typedef enum {
     FTC_BCAST_AUTO = -1,          /* the table decides (FTCOLL_BCAST_PLAN unset or "auto") */
     FTC_BCAST_DISSEMINATION = 0,  /* "binomial" */
     FTC_BCAST_SCATTER_RING = 1,   /* "scatter_ring" */
+    FTC_BCAST_TREE = 2,           /* a network tree the caller gives (ft_bcast.h); never
+                                   * the table's, never named */
 } ftc_bcast_algorithm;
 
 /* Whether large calls confirm: FTCOLL_BCAST_CONFIRM. */

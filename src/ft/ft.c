@@ -91,6 +91,19 @@ static void post_sentinel(ftc_ft *ft)
 
 bool ftc_ft_failure_known(const ftc_ft *ft) { return ft->failure_known; }
 
+/* Once the sentinel answered, the failure is known: MPI may have
+ * completed the request with its error, and every wait of the epoch must
+ * still stop (ftc_ft_wait looks at failure_known first). */
+bool ftc_ft_failure_noticed(ftc_ft *ft)
+{
+    if (ft->failure_known || ft->sentinel == MPI_REQUEST_NULL)
+        return ft->failure_known;
+    int done = 0;
+    const int rc = MPI_Test(&ft->sentinel, &done, MPI_STATUS_IGNORE);
+    ft->failure_known = rc != MPI_SUCCESS || done;
+    return ft->failure_known;
+}
+
 /* A sentinel that fired stays pending until the failure is acknowledged
  * on its communicator; acknowledged, it is an ordinary wildcard receive
  * again and cancels at once. Should the cancel not complete, the request
@@ -109,6 +122,8 @@ MPI_Request *ftc_ft_sentinel(ftc_ft *ft)
 {
     return ft->sentinel == MPI_REQUEST_NULL ? NULL : &ft->sentinel;
 }
+
+void ftc_ft_note_failure(ftc_ft *ft) { ft->failure_known = true; }
 
 /* ---- epochs -------------------------------------------------------------------- */
 

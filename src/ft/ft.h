@@ -78,6 +78,14 @@ MPI_Request *ftc_ft_sentinel(ftc_ft *ft);
 /* A rank of the epoch is known dead although no sentinel could say so
  * (ULFM refused to post it): callers with waits of their own stop. */
 bool ftc_ft_failure_known(const ftc_ft *ft);
+/* Whether a death in the epoch is known here now, for loops that poll
+ * transfers of their own (the network trees' measurements): the sentinel
+ * tested, never consumed; false without ULFM. */
+bool ftc_ft_failure_noticed(ftc_ft *ft);
+/* A death in the epoch seen by other means (a transfer of the caller's
+ * own failed with it): every wait of the epoch stops at once, and a
+ * broadcast goes straight to its recovery (ft_bcast.c). */
+void ftc_ft_note_failure(ftc_ft *ft);
 
 /*
  * Waits for up to FTC_FT_MAX_WAIT requests (null ones allowed) and the

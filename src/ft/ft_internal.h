@@ -16,8 +16,9 @@ struct ftc_ft {
     MPI_Comm watch;             /* epoch 0's group, carries only the sentinel; kept
                                  * for every epoch (failures acknowledged on it) */
     MPI_Request sentinel;
-    bool failure_known;         /* ULFM refused to post the sentinel: a rank of the
-                                 * epoch is known dead already */
+    bool failure_known;         /* ULFM refused to post the sentinel, or it answered a
+                                 * poll (ftc_ft_failure_noticed): a rank of the epoch
+                                 * is known dead already */
     int *epoch_rank;            /* per rank: its rank in `comm`, -1 if not in it */
     MPI_Comm *retired;          /* earlier epochs' communicators, freed at the end:
                                  * their numbers are not reused while messages a

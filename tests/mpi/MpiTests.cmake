@@ -403,6 +403,8 @@ if(FTCOLL_SANITIZERS)
     ftcoll_mpi_program(asan_test_bcast_kill test_bcast_kill.c ftcoll_asan SANITIZED)
     ftcoll_kill_table(asan.bcast_kill_table asan asan_test_bcast_kill
                       bcast_kill_scenarios.txt ENV ${FTCOLL_ASAN_ENV})
+    ftcoll_kill_table(asan.bcast_tree_kill_table asan asan_test_bcast_kill
+                      bcast_tree_kill_scenarios.txt ENV ${FTCOLL_ASAN_ENV})
     ftcoll_mpi_program(asan_test_allgather_kill test_allgather_kill.c ftcoll_asan SANITIZED)
     ftcoll_mpi_program(asan_test_scan_kill test_scan_kill.c ftcoll_asan SANITIZED)
     ftcoll_kill_table(asan.scan_kill_table asan asan_test_scan_kill scan_kill_scenarios.txt
@@ -492,6 +494,10 @@ if(FTCOLL_HAVE_ULFM)
   # (bcast_kill_scenarios.txt, test_bcast_kill.c).
   ftcoll_mpi_program(mpi_test_bcast_kill test_bcast_kill.c ftcoll_static)
   ftcoll_kill_table(mpi.bcast_kill_table mpi mpi_test_bcast_kill bcast_kill_scenarios.txt)
+  # Over the network trees (bcast_tree_kill_scenarios.txt): the dead rank's
+  # subtree served in the recovery, then re-attached in the survivors' tree.
+  ftcoll_kill_table(mpi.bcast_tree_kill_table mpi mpi_test_bcast_kill
+                    bcast_tree_kill_scenarios.txt)
   # The same for ftc_allgather over every algorithm (allgather_kill_scenarios.txt,
   # test_allgather_kill.c).
   ftcoll_mpi_program(mpi_test_allgather_kill test_allgather_kill.c ftcoll_static)

@@ -5,6 +5,12 @@
  * broadcast or a leaf at chosen calls, steps and rounds. Every rank makes
  * CALLS broadcasts, call c from root (c - 1) mod p, of COUNTS[c - 1]
  * doubles (the last one through a strided type: every other double).
+ * With FTCOLL_BCAST set (mst, ecef, tree, binomial, two-level) the calls
+ * run over that network tree; FTCOLL_TEST_BCAST_CHAIN=1 adds an emulated
+ * network where the nearest ranks are the cheapest channels (rank i to
+ * i + 1: 1 ms, to i + d: 2d ms, scaled by 0.1), so that the MST and the
+ * earliest-completion tree from root r are the chain r -> r +- 1 -> ...,
+ * and a death's survivors' trees re-attach across the gap.
  * With FTCOLL_TEST_BCAST_BURST=1 it makes BURST_CALLS small broadcasts
  * from root 0 instead (up to 2 KiB: all but call 64 without tokens, so that
  * a rank stuck in one call while the others run on leaves the survivors
@@ -21,9 +27,11 @@
  * finished in a recovery):
  *   bcast-kill p=P survivors=N calls=C late=L wrong=W delivered=[1 0 1 1]: PASS|FAIL
  */
+#define _POSIX_C_SOURCE 200809L /* mkstemp, fdopen, unlink */
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include <mpi.h>
 #include <mpi-ext.h>
@@ -139,6 +147,33 @@ static int check_call(ftc_comm_t comm, int rank, int p, int call, int *delivered
     return wrong;
 }
 
+/* FTCOLL_TEST_BCAST_CHAIN=1: the chain network above, written by every
+ * rank alike (its own file, the same text) and configured. */
+static void configure_chain(ftc_comm_t comm, int rank, int p)
+{
+    const char *text = getenv("FTCOLL_TEST_BCAST_CHAIN");
+    if (!text || atoi(text) != 1)
+        return;
+    char path[] = "/tmp/ftcoll-chain-XXXXXX";
+    const int fd = mkstemp(path);
+    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+    if (!f)
+        die("cannot write the chain topology");
+    fprintf(f, "scale 0.1\n");
+    for (int i = 0; i < p; i++)
+        fprintf(f, "site r%d %d\n", i, i);
+    for (int i = 0; i < p; i++)
+        for (int j = i + 1; j < p; j++)
+            fprintf(f, "latency r%d r%d %d\n", i, j, j - i == 1 ? 1 : 2 * (j - i));
+    fclose(f);
+    const int rc = ftc_bcast_configure(comm, NULL, NULL, path);
+    unlink(path);
+    if (rc != MPI_SUCCESS) {
+        fprintf(stderr, "rank %d: ", rank);
+        die(ftc_error_message());
+    }
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -148,6 +183,7 @@ int main(int argc, char **argv)
     ftc_comm_t comm;
     if (ftc_comm_create(MPI_COMM_WORLD, &comm) != MPI_SUCCESS)
         die(ftc_error_message());
+    configure_chain(comm, rank, p);
     const int ncalls = calls();
     int wrong = 0, delivered[MAX_CALLS];
     for (int call = 1; call <= ncalls; call++)

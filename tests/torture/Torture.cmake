@@ -13,7 +13,8 @@
 #
 # torture.bounded (label torture) runs FTCOLL_TORTURE_JOBS jobs over p = 2..16
 # (about 2 s a job on two cores when nothing hangs; a hang costs the job's
-# time limit), torture.allgather, torture.allgatherv, torture.gather,
+# time limit), torture.bcast_trees a third as many broadcasts over the
+# network trees (FTCOLL_BCAST), torture.allgather, torture.allgatherv, torture.gather,
 # torture.gatherv, torture.scatterv, torture.reduce, torture.alltoall,
 # torture.alltoallv, torture.reduce_scatter and torture.scan a third as
 # many each of back-to-back allgathers, allgathervs, gathers, gathervs,
@@ -59,6 +60,12 @@ add_test(NAME torture.allgatherv
           --time-limit ${FTCOLL_TORTURE_TIME_LIMIT} --build ${PROJECT_BINARY_DIR}
           --mpi-prefix ${FTCOLL_MPI_PREFIX_DIR}
           --keep-logs ${CMAKE_CURRENT_BINARY_DIR}/torture-logs-allgatherv)
+add_test(NAME torture.bcast_trees
+  COMMAND ${torture_dir}/torture.py --jobs ${torture_allgather_jobs}
+          --seed ${FTCOLL_TORTURE_SEED} --collective bcast --bcast-trees 1.0
+          --time-limit ${FTCOLL_TORTURE_TIME_LIMIT} --build ${PROJECT_BINARY_DIR}
+          --mpi-prefix ${FTCOLL_MPI_PREFIX_DIR}
+          --keep-logs ${CMAKE_CURRENT_BINARY_DIR}/torture-logs-bcast-trees)
 add_test(NAME torture.gather
   COMMAND ${torture_dir}/torture.py --jobs ${torture_allgather_jobs}
           --seed ${FTCOLL_TORTURE_SEED} --collective gather
@@ -109,7 +116,8 @@ add_test(NAME torture.scan
           --keep-logs ${CMAKE_CURRENT_BINARY_DIR}/torture-logs-scan)
 # Every job oversubscribes both cores and runs against a time limit, and
 # the calibration times failure-free runs: nothing else runs beside it.
-set_tests_properties(torture.bounded torture.allgather torture.allgatherv torture.gather
+set_tests_properties(torture.bounded torture.bcast_trees torture.allgather torture.allgatherv
+                     torture.gather
                      torture.gatherv torture.scatterv torture.reduce torture.alltoall
                      torture.alltoallv torture.reduce_scatter torture.scan
   PROPERTIES

@@ -43,6 +43,10 @@ WINDOWS_AFTER_DEATH = 3    # tag windows of calls that must follow the last deat
 KILL_SHARE = 0.6           # kills fall in this first share of the calls
 ALLGATHER_ALGORITHMS = ["linear", "bruck", "recursive_doubling", "ring", "neighbor_exchange",
                         "two_proc", "sparbit"]
+BCAST_TREES = ["binomial", "two-level", "mst", "ecef", "tree"]
+# Half the tree jobs re-measure the latencies (milliseconds each): their
+# calls are calibrated apart, over the MST
+MEASURING_TREE = "check=64"
 ALLGATHERV_ALGORITHMS = ["linear", "bruck", "ring", "neighbor_exchange", "two_proc", "sparbit"]
 GATHER_ALGORITHMS = ["basic_linear", "binomial", "linear_sync"]
 ALLTOALL_ALGORITHMS = ["linear", "pairwise"]
@@ -119,6 +123,10 @@ def parse_args(argv):
                          "some shorter or empty, or ftc_reduce_scatter(_block) of the "
                          "allreduce's vectors, or ftc_scan and ftc_exscan of them "
                          "(default allreduce)")
+    ap.add_argument("--bcast-trees", type=float, default=0.0,
+                    help="share of jobs whose broadcasts run over a network tree "
+                         "(FTCOLL_BCAST: binomial, two-level, mst, ecef or tree; half of "
+                         "them re-measuring the latencies every 64 broadcasts) (default 0)")
     ap.add_argument("--keep-all", action="store_true",
                     help="with --keep-logs: keep every job's log, not only failing ones'")
     ap.add_argument("--verbose", action="store_true", help="print every job's reasons")
@@ -515,7 +523,11 @@ def plan_job(args, job):
     allgatherv = rng.choice(ALLGATHERV_ALGORITHMS) if rng.random() < 0.5 else "auto"
     gather = rng.choice(GATHER_ALGORITHMS) if rng.random() < 0.5 else "auto"
     alltoall = rng.choice(ALLTOALL_ALGORITHMS) if rng.random() < 0.5 else "auto"
-    return {"job": job, "p": p, "program": program, "after": after, "variation": variation,
+    # drawn last, so that the draws above stay those of earlier versions
+    bcast_tree = rng.choice(BCAST_TREES) if rng.random() < args.bcast_trees else "auto"
+    tree_settings = MEASURING_TREE if rng.random() < 0.5 else ""
+    return {"bcast_tree": bcast_tree, "tree_settings": tree_settings,
+            "job": job, "p": p, "program": program, "after": after, "variation": variation,
             "victims": victims, "fractions": fractions, "jitters": jitters, "gaps": gaps,
             "bcast_plan": bcast_plan, "bcast_confirm": bcast_confirm, "allgather": allgather,
             "allgatherv": allgatherv, "gather": gather, "alltoall": alltoall}
@@ -578,6 +590,24 @@ def keep_log(args, name, res, header):
     return path
 
 
+def ftcoll_frames(hang, per_rank=8):
+    """Each hung rank's innermost frames of ftcoll and MPI, one line a
+    rank: the log may not outlive the machine that ran the job (CI), so
+    the printed verdict carries where each rank waited."""
+    lines = []
+    for section in hang.split("---- ")[1:]:
+        head, _, body = section.partition("\n")
+        names = []
+        for frame in body.splitlines():
+            match = re.search(r" in (\w+) \(.*?\)(?: at (\S+))?", frame)
+            if match and match.group(1).startswith(("ftc", "MPI", "PMPI", "torture", "main")):
+                where = os.path.basename(match.group(2) or "")
+                names.append(match.group(1) + ("@" + where if where else ""))
+        if names:
+            lines.append("%s: %s" % (head.replace(" stacks", ""), " < ".join(names[:per_rank])))
+    return lines
+
+
 def describe_kills(res, schedule):
     parts = []
     for target, _, _, _, rank in schedule:
@@ -623,17 +653,20 @@ class Calibrator:
         self.per_call = {}
         self.failures = 0
 
-    def seconds_per_call(self, program, p):
-        key = (program, p)
+    def seconds_per_call(self, program, p, measuring=False):
+        key = (program, p, measuring)
         if key not in self.per_call:
-            per_call, verdict, reasons, res = calibrate(self.args, self.env, program, p)
-            print("calibration %s p=%d: %s, %.3f ms per call" % (program, p, verdict,
-                                                                  (per_call or 0) * 1e3))
+            env = dict(self.env, FTCOLL_BCAST="mst", FTCOLL_TREE=MEASURING_TREE) \
+                if measuring else self.env
+            per_call, verdict, reasons, res = calibrate(self.args, env, program, p)
+            print("calibration %s p=%d%s: %s, %.3f ms per call" % (
+                program, p, " FTCOLL_TREE=" + MEASURING_TREE if measuring else "", verdict,
+                (per_call or 0) * 1e3))
             if verdict != "CORRECT":
                 self.failures += 1
                 for reason in reasons[:5]:
                     print("    " + reason[:300])
-                kept = keep_log(self.args, "calibration-%s-p%02d.log" % key, res,
+                kept = keep_log(self.args, "calibration-%s-p%02d.log" % key[:2], res,
                                 "calibration %s p=%d (no kills): %s" % (program, p, verdict))
                 if kept:
                     print("    log: " + kept)
@@ -646,7 +679,8 @@ class Calibrator:
 def run_job(args, env, calibrator, plan):
     """One job: its calls, kill instants, launch and verdict; prints its line."""
     program, p = plan["program"], plan["p"]
-    per_call = calibrator.seconds_per_call(program, p)
+    per_call = calibrator.seconds_per_call(
+        program, p, plan["bcast_tree"] != "auto" and plan["tree_settings"] != "")
     calls = calls_for(args, per_call)
     schedule = kill_schedule(plan, calls, per_call)
     job_env = dict(env, FTCOLL_BCAST_PLAN=plan["bcast_plan"],
@@ -655,10 +689,16 @@ def run_job(args, env, calibrator, plan):
                    FTCOLL_ALLGATHERV_ALGORITHM=plan["allgatherv"],
                    FTCOLL_GATHER_ALGORITHM=plan["gather"],
                    FTCOLL_ALLTOALL_ALGORITHM=plan["alltoall"])
+    if plan["bcast_tree"] != "auto":
+        job_env.update(FTCOLL_BCAST=plan["bcast_tree"], FTCOLL_TREE=plan["tree_settings"])
     with tempfile.TemporaryDirectory(prefix="torture-") as workdir:
         res = launch(args, job_env, workdir, program, p, calls, plan["after"], schedule)
     verdict, reasons = judge(program, p, calls, res, args.tag_window)
     what = program + ("" if program == "pmpi" else " after=" + plan["after"])
+    if plan["bcast_tree"] != "auto":
+        what += " FTCOLL_BCAST=" + plan["bcast_tree"]
+        if plan["tree_settings"]:
+            what += " FTCOLL_TREE=" + plan["tree_settings"]
     if plan["bcast_plan"] != "auto":
         what += " FTCOLL_BCAST_PLAN=" + plan["bcast_plan"]
     if plan["bcast_confirm"] != "auto":
@@ -682,6 +722,8 @@ def run_job(args, env, calibrator, plan):
             print("    " + reason[:300])
         for counter in (res.get("hang") or "").split("---- ")[0].splitlines():
             print("    " + counter)
+        for summary in ftcoll_frames(res.get("hang") or ""):
+            print("    " + summary)
     if verdict != "CORRECT" or args.keep_all:
         kept = keep_log(args, "job-%d-p%02d-%s.log" % (plan["job"], p, verdict), res,
                         line + "\nseed %d" % args.seed)
@@ -701,10 +743,11 @@ def main(argv):
               args.seed, len(plans), ",".join(map(str, args.ranks)), args.pmpi_share,
               args.time_limit, args.tag_window, args.collective))
     print("torture: replay job K with: %s --seed %d --job K --ranks %s --pmpi-share %s "
-          "--loop-seconds %s --tag-window %d --collective %s%s" % (
+          "--loop-seconds %s --tag-window %d --collective %s%s%s" % (
               sys.argv[0], args.seed, ",".join(map(str, args.ranks)), args.pmpi_share,
               args.loop_seconds, args.tag_window, args.collective,
-              " --length %d" % args.length if args.length else ""))
+              " --length %d" % args.length if args.length else "",
+              " --bcast-trees %s" % args.bcast_trees if args.bcast_trees else ""))
     sys.stdout.flush()
 
     calibrator = Calibrator(args, env)

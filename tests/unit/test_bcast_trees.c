@@ -13,6 +13,7 @@
  *     by hand, and the predicted times on the thesis's Table 4.1 network.
  */
 #include <setjmp.h>
+#include <stdbool.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -22,6 +23,7 @@
 #include <cmocka.h>
 
 #include "bcast/trees/shape.h"
+#include "mst_reference.h"
 
 #define MAX_N 64
 
@@ -718,6 +720,75 @@ static void predictor_by_hand(void **state)
     ftc_tree_free(&t);
 }
 
+/* ---- the survivors' network (survivors.c) ------------------------------------ */
+
+/* Round 0: rank n / 2 dead; round 1: rank 0; later rounds: each rank dead
+ * with probability 0.3, one rank kept at least. The survivors ascending. */
+static int pick_survivors(int n, int round, int *live)
+{
+    int k = 0;
+    for (int r = 0; r < n; r++) {
+        const bool dead = round == 0 ? r == n / 2 : round == 1 ? r == 0 : uniform() < 0.3;
+        if (!dead)
+            live[k++] = r;
+    }
+    if (k == 0)
+        live[k++] = n - 1;
+    return k;
+}
+
+/* Every tree over the survivors spans them from each root; the MST of
+ * their latencies is the reference's, and keeps every edge of the whole
+ * network's MST between two survivors: the dead ranks' subtrees are
+ * re-attached, nothing else moves. */
+static void survivors_trees_reattach(void **state)
+{
+    (void)state;
+    static double lat[MAX_N * MAX_N], sub[MAX_N * MAX_N];
+    static unsigned char whole[MAX_N * MAX_N], part[MAX_N * MAX_N], reference[MAX_N * MAX_N];
+    int ns[MAX_N], rs[MAX_N], live[MAX_N], sites[MAX_N], sub_sites[MAX_N];
+    const int nsizes = sizes(ns);
+    for (int s = 0; s < nsizes; s++) {
+        const int n = ns[s];
+        symmetric_random_latency(lat, n);
+        for (int i = 0; i < n; i++)
+            sites[i] = i / 4;
+        assert_int_equal(ftc_tree_prim(n, lat, whole), 0);
+        for (int round = 0; round < (quick() ? 3 : 8); round++) {
+            const int k = pick_survivors(n, round, live);
+            ftc_tree_restrict(n, lat, sites, live, k, sub, sub_sites);
+            for (int i = 0; i < k; i++) {
+                assert_int_equal(sub_sites[i], sites[live[i]]);
+                for (int j = 0; j < k; j++)
+                    assert_true(sub[i * k + j] == lat[live[i] * n + live[j]]);
+            }
+            assert_int_equal(ftc_tree_prim(k, sub, part), 0);
+            mst_kruskal(k, sub, reference);
+            assert_memory_equal(part, reference, (size_t)k * (size_t)k);
+            for (int i = 0; i < k; i++)
+                for (int j = 0; j < k; j++)
+                    if (whole[live[i] * n + live[j]])
+                        assert_true(part[i * k + j]);
+            const int nroots = roots(k, rs);
+            for (int r = 0; r < nroots; r++) {
+                ftc_tree t;
+                assert_int_equal(ftc_tree_binomial(&t, k, rs[r]), 0);
+                assert_true(ftc_tree_is_valid(&t));
+                ftc_tree_free(&t);
+                assert_int_equal(ftc_tree_two_level(&t, k, rs[r], sub_sites), 0);
+                assert_true(ftc_tree_is_valid(&t));
+                ftc_tree_free(&t);
+                assert_int_equal(ftc_tree_ecef(&t, k, rs[r], sub, 0.0), 0);
+                assert_true(ftc_tree_is_valid(&t));
+                ftc_tree_free(&t);
+                assert_int_equal(ftc_tree_from_edges(&t, k, rs[r], part, sub, 0.0), 0);
+                assert_true(ftc_tree_is_valid(&t));
+                ftc_tree_free(&t);
+            }
+        }
+    }
+}
+
 static void builders_reject_bad_arguments(void **state)
 {
     (void)state;
@@ -749,6 +820,7 @@ int main(void)
         cmocka_unit_test(children_by_subtree_finish),
         cmocka_unit_test(index_children_rejects_non_trees),
         cmocka_unit_test(predictor_by_hand),
+        cmocka_unit_test(survivors_trees_reattach),
         cmocka_unit_test(builders_reject_bad_arguments),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

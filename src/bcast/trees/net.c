@@ -68,17 +68,6 @@ int ftc_net_init(ftc_net *net, MPI_Comm comm, const ftc_topology *topology)
     return MPI_SUCCESS;
 }
 
-void ftc_net_free(ftc_net *net)
-{
-    ftc_net_flush(net);
-    for (int i = 0; i < net->nheld; i++)
-        free(net->held[i].bytes);
-    free(net->held);
-    free(net->sends);
-    free(net->words);
-    memset(net, 0, sizeof *net);
-}
-
 double ftc_net_latency(const ftc_net *net, int a, int b)
 {
     if (!net->topology || a == b)
@@ -86,11 +75,24 @@ double ftc_net_latency(const ftc_net *net, int a, int b)
     return ftc_topology_latency(net->topology, a, b, net->epoch);
 }
 
-/* Frees the sends that have completed. */
+/* Whether net->stop says so; its answer becomes the net's failure. */
+static int stopped(ftc_net *net)
+{
+    if (!net->failed && net->stop) {
+        net->failed = net->stop(net->stop_context);
+        net->stopped = net->failed != 0;
+    }
+    return net->failed;
+}
+
+/* Frees the sends that have completed (wait: all of them, unless the net
+ * stopped: a receiver that stopped too may never take one). */
 static int reap_sends(ftc_net *net, int wait)
 {
     pending_send *sends = net->sends;
     int kept = 0;
+    if (wait && net->stopped)
+        wait = 0;
     for (int i = 0; i < net->nsends; i++) {
         int done = 0;
         int rc = wait ? MPI_Wait(&sends[i].request, MPI_STATUS_IGNORE)
@@ -111,6 +113,37 @@ static int reap_sends(ftc_net *net, int wait)
 int ftc_net_flush(ftc_net *net)
 {
     return reap_sends(net, 1);
+}
+
+/* A stopped net's last sends: small ones (every protocol message) leave
+ * at once, and one to a dead rank fails; a second is plenty. What is
+ * still pending then is released, its bytes left to MPI. */
+enum { STOPPED_SENDS_WAIT_NAPS = 3000 };
+
+static void settle_stopped_sends(ftc_net *net)
+{
+    for (int nap = 0; net->nsends > 0 && nap < STOPPED_SENDS_WAIT_NAPS; nap++) {
+        reap_sends(net, 0);
+        if (net->nsends > 0)
+            ftc_net_nap();
+    }
+    pending_send *sends = net->sends;
+    for (int i = 0; i < net->nsends; i++)
+        ftc_p2p_abandon(&sends[i].request, false);
+    net->nsends = 0;
+}
+
+void ftc_net_free(ftc_net *net)
+{
+    if (net->stopped)
+        settle_stopped_sends(net);
+    ftc_net_flush(net);
+    for (int i = 0; i < net->nheld; i++)
+        free(net->held[i].bytes);
+    free(net->held);
+    free(net->sends);
+    free(net->words);
+    memset(net, 0, sizeof *net);
 }
 
 static int grow(void **array, int *capacity, int needed, size_t item)
@@ -252,7 +285,7 @@ static int hand_over(ftc_net *net, int index, ftc_msg *out)
 int ftc_net_next(ftc_net *net, ftc_msg *out)
 {
     for (;;) {
-        if (net->failed)
+        if (stopped(net))
             return net->failed;
         int rc = receive_arrivals(net);
         if (rc == MPI_SUCCESS)
@@ -272,13 +305,15 @@ int ftc_net_next(ftc_net *net, ftc_msg *out)
     }
 }
 
-int ftc_net_wait(MPI_Request *request)
+int ftc_net_wait(ftc_net *net, MPI_Request *request)
 {
     for (;;) {
         int done = 0;
         int rc = MPI_Test(request, &done, MPI_STATUS_IGNORE);
         if (rc != MPI_SUCCESS || done)
-            return rc;
+            return net->stopped ? net->failed : rc;
+        if (!net->stopped)
+            stopped(net);   /* then the request completes, with an error */
         ftc_net_nap();
     }
 }
@@ -304,7 +339,9 @@ int ftc_net_quiesce(ftc_net *net)
 
 int ftc_net_allgather(const void *mine, int count, MPI_Datatype type, void *all, ftc_net *net)
 {
+    if (net->stopped)
+        return net->failed;   /* the others stop too: nobody waits for this one */
     MPI_Request request;
     int rc = PMPI_Iallgather(mine, count, type, all, count, type, net->comm, &request);
-    return rc == MPI_SUCCESS ? ftc_net_wait(&request) : rc;
+    return rc == MPI_SUCCESS ? ftc_net_wait(net, &request) : rc;
 }

@@ -32,7 +32,18 @@ typedef struct {
     int nsends, sends_capacity;
     uint64_t *words;               /* the last handed-over message's payload */
     int words_capacity;
-    int failed;                    /* an MPI error: every call fails after it */
+    int failed;                    /* an MPI error, or stop's answer: every call fails
+                                    * after it */
+    /* Asked between polls (NULL: never): a non-zero answer stops every
+     * wait with it. Before answering, stop must make every transfer in
+     * flight on the communicator complete, here and on the other ranks
+     * (ULFM: it revokes the communicator), so that a stopped wait can
+     * still see its request complete before its buffers go, and nobody
+     * waits for a rank that stopped. The fault-tolerant broadcast stops
+     * the protocols there once a rank died. */
+    int (*stop)(void *context);
+    void *stop_context;
+    int stopped;                   /* stop answered: no publication is joined any more */
 } ftc_net;
 
 /* Seconds on the clock the emulation shares. */
@@ -45,8 +56,10 @@ void ftc_net_sleep_until(double when);
 /* One pause of a polling loop (the transport's, the broadcast's). */
 void ftc_net_nap(void);
 
-/* MPI_Wait without spinning: polls with ftc_net_nap between. */
-int ftc_net_wait(MPI_Request *request);
+/* MPI_Wait without spinning: polls with ftc_net_nap between, and asks
+ * net->stop; stopped, it still waits for the request (which stop made
+ * complete), then returns stop's answer. */
+int ftc_net_wait(ftc_net *net, MPI_Request *request);
 
 /* MPI_Allgather of `count` items each on the net's communicator, waited
  * for without spinning (a spinning rank starves the others of a busy host). */

@@ -70,6 +70,20 @@ int ftc_tree_from_edges(ftc_tree *tree, int n, int root, const unsigned char *ad
                         const double *latency, double gap);
 
 /*
+ * The network as the survivors of a death see it: the latencies (n x n)
+ * and sites of the k live ranks `live` (ascending) of an n-rank network,
+ * renumbered 0 .. k - 1 in that order (sub_latency: k x k), so that every
+ * builder above makes a tree over the survivors. The MST of those
+ * latencies is the network's MST with each dead rank's subtrees
+ * re-attached by their cheapest channels: the network's MST edges between
+ * survivors all stay (a cheapest edge across a cut of the network is
+ * cheapest across the survivors' part of it), and the fewest cheapest
+ * channels join what a death cut apart. (survivors.c)
+ */
+void ftc_tree_restrict(int n, const double *latency, const int *site_of, const int *live, int k,
+                       double *sub_latency, int *sub_site_of);
+
+/*
  * Helpers for the builders.
  *
  * Child lists are filled in two passes: count each rank's children, then
