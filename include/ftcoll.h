@@ -316,20 +316,77 @@ int ftc_gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void 
 
 /* ----------------------------------------------------------------------------
  * Scatter and scatterv
- * ------------------------------------------------------------------------- */
+ *
+ * Algorithm numbers and names are Open MPI's (coll_tuned_scatter_algorithm);
+ * its linear_nb (3) is basic_linear here, whose sends are nonblocking.
+ */
+typedef enum {
+    FTC_SCATTER_AUTO = 0,          /* decision table (Open MPI's fixed rules) */
+    FTC_SCATTER_LINEAR = 1,        /* the root sends every rank its block ("basic_linear") */
+    FTC_SCATTER_BINOMIAL = 2       /* subtrees' blocks passed down a binomial tree */
+} ftc_scatter_algorithm;
+
+#define FTC_SCATTER_ALGORITHM_COUNT 3
 
 /*
  * Same arguments and semantics as MPI_Scatter, including MPI_IN_PLACE as
  * the root's recvbuf and derived datatypes; sendbuf, sendcount and
- * sendtype are read at the root only. It runs ftc_scatterv's linear flow
- * with every block sendcount elements end to end (Open MPI's basic linear
- * scatter), and survives deaths as ftc_scatterv does (below). Errors as
+ * sendtype are read at the root only. It runs Open MPI's linear or
+ * binomial scatter, chosen by its rules (ftc_scatter_decide): the linear
+ * flow is ftc_scatterv's with every block sendcount elements end to end;
+ * the binomial tree passes each subtree's blocks, packed, to the rank at
+ * its top, which keeps its own and passes the rest on. Errors as
  * ftc_scatterv's, MPI_ERR_ARG when the root's sendcount x size(sendtype)
- * differs from its recvcount x size(recvtype).
+ * differs from its recvcount x size(recvtype). A rank whose recvcount x
+ * size(recvtype) differs from the root's block gets MPI_ERR_TRUNCATE, and
+ * over the binomial tree so does every rank below it, whose blocks it
+ * cannot pass on; that holds where every rank runs the same tree (forced,
+ * or both sizes in the same cell of the decision table). Where the sizes
+ * pick different trees the program is erroneous as in MPI, and the call
+ * may hang as Open MPI's would: FTCOLL_WATCHDOG turns that into a
+ * diagnosed stop.
+ *
+ * With ULFM it survives deaths as ftc_scatterv does (below); over the
+ * binomial tree a rank's block may also come, in the recovery, from the
+ * rank above it that holds it while still inside the call (a rank that
+ * passed blocks on and returned keeps no copy of them: only the root
+ * does). ftc_allreduce_last_report's in_result at a rank of the tree
+ * still inside the call when the others met also names the blocks of its
+ * subtree it held.
  */
 int ftc_scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                 int recvcount, MPI_Datatype recvtype, int root, ftc_comm_t comm);
 
+/* Forces an algorithm for every later ftc_scatter on `comm`
+ * (FTC_SCATTER_AUTO returns to the decision table; FTCOLL_SCATTER_ALGORITHM
+ * does the same at ftc_comm_create). Local call: make it on every rank. */
+int ftc_scatter_set_algorithm(ftc_comm_t comm, ftc_scatter_algorithm algorithm);
+
+/* Parses a name ("binomial", "basic_linear", "linear" or "linear_nb") or a
+ * number ("2"). An unknown one returns MPI_ERR_ARG with a message listing
+ * the valid names. */
+int ftc_scatter_algorithm_parse(const char *text, ftc_scatter_algorithm *out);
+
+/* "basic_linear", "binomial"; "auto" for FTC_SCATTER_AUTO; NULL if out of
+ * range. */
+const char *ftc_scatter_algorithm_name(ftc_scatter_algorithm algorithm);
+
+/* What the last ftc_scatter on a communicator ran. The binomial tree
+ * carries a subtree's blocks in one message: where the blocks of every
+ * live rank come to 2 GiB or more, linear runs instead; so it does with
+ * the root dead (no block moves). */
+typedef struct {
+    ftc_scatter_algorithm requested;  /* forced algorithm, or FTC_SCATTER_AUTO */
+    ftc_scatter_algorithm selected;   /* requested, or the decision table's choice */
+    ftc_scatter_algorithm executed;   /* selected, after any fallback */
+} ftc_scatter_choice;
+
+int ftc_scatter_last_choice(ftc_comm_t comm, ftc_scatter_choice *out);
+
+/* The algorithm the decision table picks for p processes each receiving
+ * `block_bytes` (recvcount x size of recvtype), as Open MPI 5 decides;
+ * ftc_scatter asks it for the live ranks. */
+ftc_scatter_algorithm ftc_scatter_decide(int p, size_t block_bytes);
 
 /*
  * Same arguments and semantics as MPI_Scatterv, including MPI_IN_PLACE as

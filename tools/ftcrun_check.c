@@ -2,7 +2,7 @@
  * ftcrun-check: checks one ftcrun setting before anything is launched, with
  * the parsers the library itself uses (no MPI).
  *
- *   ftcrun-check inject|guard|watchdog|allgather|allgatherv|gather|bcast|tree TEXT
+ *   ftcrun-check inject|guard|watchdog|allgather|allgatherv|gather|scatter|bcast|tree TEXT
  *   ftcrun-check topology FILE      (prints the file's number of ranks)
  *
  * Exit 0 when TEXT is valid; else 1, the reason on stderr.
@@ -13,6 +13,7 @@
 
 #include "allgather/algorithms.h"
 #include "gather/algorithms.h"
+#include "scatter/algorithms.h"
 #include "guard/settings.h"
 #include "inject.h"
 #include "bcast/trees/settings.h"
@@ -60,10 +61,17 @@ static int check_gather(const char *text, char *why, size_t why_size)
                  why_size);
 }
 
+static int check_scatter(const char *text, char *why, size_t why_size)
+{
+    ftc_scatter_algorithm alg;
+    return named(ftc_scatter_parse_name(text, &alg), "scatter", text, ftc_scatter_list_names,
+                 why, why_size);
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 3) {
-        fprintf(stderr, "usage: ftcrun-check inject|guard|watchdog|allgather|allgatherv|gather|bcast|tree TEXT\n"
+        fprintf(stderr, "usage: ftcrun-check inject|guard|watchdog|allgather|allgatherv|gather|scatter|bcast|tree TEXT\n"
                         "       ftcrun-check topology FILE\n");
         return 2;
     }
@@ -85,6 +93,8 @@ int main(int argc, char **argv)
         ok = check_allgatherv(text, why, sizeof(why));
     } else if (strcmp(what, "gather") == 0) {
         ok = check_gather(text, why, sizeof(why));
+    } else if (strcmp(what, "scatter") == 0) {
+        ok = check_scatter(text, why, sizeof(why));
     } else if (strcmp(what, "bcast") == 0) {
         ftc_bcast_alg alg;
         ok = ftc_bcast_alg_parse(text, &alg, why, sizeof(why));

@@ -153,7 +153,9 @@ typedef struct {
     int root;                      /* a rank of the communicator */
     /* the root's: rank r's block is counts[r] x type at
      * blocks + displs[r] x extent (its recvbuf for a gatherv, its sendbuf
-     * for a scatterv) */
+     * for a scatterv); on the way to the owners any other participant
+     * that holds blocks for others describes them so too (counts[r] = -1:
+     * rank r's is not here) */
     char *blocks;
     const int *counts;
     const int *displs;             /* or NULL: block r at r x stride x extent */
@@ -175,7 +177,8 @@ typedef struct {
 /* As ftc_allreduce_resume, for such a call. `held`: the owners whose
  * blocks this rank holds: at a gatherv's root those in place (its own
  * among them), elsewhere this rank while the root lives; at a scatterv's
- * root every rank, elsewhere this rank once its block arrived; in an
+ * root every rank, elsewhere this rank once its block arrived (and the
+ * others' it holds on their way, as `blocks` describes them); in an
  * alltoall the senders whose blocks for it arrived (itself among them: a
  * rank holds its own row whole while inside the call). The blocks
  * that reach this rank as their destination are added to what it holds

@@ -388,16 +388,18 @@ static int receive_block(routed_batch *t, int owner, int from)
 }
 
 /* Block `owner` leaving here for `destination`: a gatherv's rank sends
- * only its own, a scatterv's root (or the copies it kept) any. */
+ * only its own; on the way to the owners, any participant any block it
+ * describes (a scatter's root, its kept copies, a rank passing blocks on;
+ * a count of -1: not described). */
 static int send_block(routed_batch *t, int owner, int destination)
 {
     const ftc_routed_blocks *b = t->b;
     const int me = t->c->comm->rank;
     const bool own = b->route == FTC_ROUTE_TO_ROOT;
-    if (own ? owner != me : me != b->root || !b->counts)
+    if (own ? owner != me : !b->counts || b->counts[owner] < 0)
         return ftc_fail(MPI_ERR_INTERN, "ftc_allreduce: rank %d holds rank %d's block for rank "
-                        "%d, which only the %s sends", me, owner, destination,
-                        own ? "owner" : "root");
+                        "%d, but %s", me, owner, destination,
+                        own ? "only its owner sends it" : "no place for it");
     t->expected[t->posted] = -1;
     ftc_ft_die_if_injected(t->c, FTC_INJECT_BEFORE_SEND, NULL);
     const int peer = ftc_ft_epoch_rank(t->c->ft, destination);

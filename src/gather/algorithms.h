@@ -13,21 +13,16 @@
 #include <stddef.h>
 
 #include "ftcoll.h"
+#include "../plans/vrank_tree.h"
 
+/* A gather's tree: the shape its blocks travel up, and whether a child
+ * sends only once its parent's empty message asked it to. */
 typedef struct {
-    int (*parent)(int v, int n);              /* -1 at vrank 0 */
-    int (*subtree_end)(int v, int n);         /* vranks [v, end) are v's subtree */
-    int (*children)(int v, int n);            /* how many send to v */
-    int (*child)(int v, int n, int i);        /* the i-th, in the order v waits for them */
-    bool sync;   /* a child sends only once v's empty message asked it to */
+    const ftc_vrank_tree *shape;
+    bool sync;
 } ftc_gather_tree;
 
 extern const ftc_gather_tree ftc_gather_linear_tree;
-/* linear's, which linear_sync shares */
-int ftc_gather_linear_parent(int v, int n);
-int ftc_gather_linear_subtree_end(int v, int n);
-int ftc_gather_linear_children(int v, int n);
-int ftc_gather_linear_child(int v, int n, int i);
 extern const ftc_gather_tree ftc_gather_binomial_tree;
 extern const ftc_gather_tree ftc_gather_linear_sync_tree;
 

@@ -15,19 +15,4 @@
  */
 #include "algorithms.h"
 
-#include "../plans/binomial.h"
-
-static int parent(int v, int n)
-{
-    (void)n;
-    return ftc_binomial_parent(v);
-}
-
-static int child(int v, int n, int i)
-{
-    (void)n;
-    return ftc_binomial_child(v, i);
-}
-
-const ftc_gather_tree ftc_gather_binomial_tree = { parent, ftc_binomial_subtree_end,
-                                                   ftc_binomial_children, child, false };
+const ftc_gather_tree ftc_gather_binomial_tree = { &ftc_binomial_vrank_tree, false };

@@ -107,8 +107,8 @@ static size_t block_bytes_of(const flow *f) { return f->root_alive ? f->g->block
 /* Child i's subtree is [first, last). */
 static void child_run(const flow *f, int i, int *first, int *last)
 {
-    *first = f->tree->child(f->v, f->n, i);
-    *last = f->tree->subtree_end(*first, f->n);
+    *first = f->tree->shape->child(f->v, f->n, i);
+    *last = f->tree->shape->subtree_end(*first, f->n);
 }
 
 /* At the root, a child's run goes straight into its owners' places when
@@ -218,8 +218,8 @@ static int ask_child(flow *f, int i, MPI_Request *ask)
     *ask = MPI_REQUEST_NULL;
     if (!f->tree->sync)
         return MPI_SUCCESS;
-    const int rc = ftc_p2p_isend(&empty, 0, MPI_BYTE, index_of(f, f->tree->child(f->v, f->n, i)),
-                                 f->tag, f->epoch, ask);
+    const int child = f->tree->shape->child(f->v, f->n, i);
+    const int rc = ftc_p2p_isend(&empty, 0, MPI_BYTE, index_of(f, child), f->tag, f->epoch, ask);
     return rc == MPI_SUCCESS ? MPI_SUCCESS : ftc_fail_mpi(rc, "ftc_gather: an ask failed");
 }
 
@@ -254,13 +254,13 @@ static int hear_parent(flow *f, int step, const char *doing)
 {
     const ftc_ft_empties e = { .comm = f->comm, .tag = f->tag, .step = step,
                                .call = "ftc_gather", .doing = doing };
-    return ftc_ft_empty_message(&e, true, index_of(f, f->tree->parent(f->v, f->n)));
+    return ftc_ft_empty_message(&e, true, index_of(f, f->tree->shape->parent(f->v, f->n)));
 }
 
 /* The subtree's blocks at `from`, to the parent, in one message. */
 static int send_subtree_now(flow *f, const void *from)
 {
-    const int parent = f->tree->parent(f->v, f->n);
+    const int parent = f->tree->shape->parent(f->v, f->n);
     MPI_Request r = MPI_REQUEST_NULL;
     const int expected = -1;
     const int rc = ftc_p2p_isend(from, (f->end - f->v) * f->slot_count, f->slot_type,
@@ -286,7 +286,7 @@ static int send_subtree(flow *f)
 static int child_index(const void *context, int i)
 {
     const flow *f = context;
-    return index_of(f, f->tree->child(f->v, f->n, i));
+    return index_of(f, f->tree->shape->child(f->v, f->n, i));
 }
 
 /* The root's word down the tree, once every block arrived (a linear
@@ -591,8 +591,8 @@ int ftc_gather_run(const ftc_gather_call *g)
     f.root_index = f.root_alive ? ftc_ft_epoch_rank(f.ft, g->root) : 0;
     f.v = (ftc_ft_live_index(f.ft) - f.root_index + f.n) % f.n;
     f.is_root = f.root_alive && comm->rank == g->root;
-    f.end = f.tree->subtree_end(f.v, f.n);
-    f.children = f.tree->children(f.v, f.n);
+    f.end = f.tree->shape->subtree_end(f.v, f.n);
+    f.children = f.tree->shape->children(f.v, f.n);
     shape_slots(&f);
     /* counted on every call, whatever the live ranks: every rank alike */
     f.size_class = ftc_ft_token_class(all_bytes_of(g, comm));

@@ -11,24 +11,4 @@
  */
 #include "algorithms.h"
 
-int ftc_gather_linear_parent(int v, int n)
-{
-    (void)n;
-    return v == 0 ? -1 : 0;
-}
-
-int ftc_gather_linear_subtree_end(int v, int n) { return v == 0 ? n : v + 1; }
-
-int ftc_gather_linear_children(int v, int n) { return v == 0 ? n - 1 : 0; }
-
-int ftc_gather_linear_child(int v, int n, int i)
-{
-    (void)v;
-    (void)n;
-    return i + 1;
-}
-
-const ftc_gather_tree ftc_gather_linear_tree = {
-    ftc_gather_linear_parent, ftc_gather_linear_subtree_end, ftc_gather_linear_children,
-    ftc_gather_linear_child, false,
-};
+const ftc_gather_tree ftc_gather_linear_tree = { &ftc_linear_vrank_tree, false };

@@ -12,7 +12,4 @@
  */
 #include "algorithms.h"
 
-const ftc_gather_tree ftc_gather_linear_sync_tree = {
-    ftc_gather_linear_parent, ftc_gather_linear_subtree_end, ftc_gather_linear_children,
-    ftc_gather_linear_child, true,
-};
+const ftc_gather_tree ftc_gather_linear_sync_tree = { &ftc_linear_vrank_tree, true };

@@ -317,8 +317,12 @@ int MPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void 
     layer_depth++;
     const int rc = ftc_scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root,
                                lc->ftc);
-    if (rc == MPI_SUCCESS || process_failed(rc))
+    ftc_scatter_choice choice;
+    if (rc == MPI_SUCCESS || process_failed(rc)) {
         layer_note_ft_call(lc);
+        if (ftc_scatter_last_choice(lc->ftc, &choice) == MPI_SUCCESS)
+            lc->stats.scatter_runs[choice.executed]++;
+    }
     layer_depth--;
     lc->stats.routed[LAYER_SCATTER]++;
     /* as MPI_Scatterv's: not a uniform error */

@@ -51,6 +51,7 @@ typedef struct {
     long allgather_runs[FTC_ALLGATHER_ALGORITHM_COUNT];   /* by executed algorithm */
     long allgatherv_runs[FTC_ALLGATHERV_ALGORITHM_COUNT];
     long gather_runs[FTC_GATHER_ALGORITHM_COUNT];
+    long scatter_runs[FTC_SCATTER_ALGORITHM_COUNT];
     long alltoall_runs[FTC_ALLTOALL_ALGORITHM_COUNT];   /* alltoalls and alltoallvs */
     long recovery_rounds;              /* of the fault-tolerant engine */
     long checkins, stops, warnings;    /* guard */

@@ -36,6 +36,8 @@ void layer_summary_add(const layer_stats *s)
         total.allgatherv_runs[a] += s->allgatherv_runs[a];
     for (int a = 0; a < FTC_GATHER_ALGORITHM_COUNT; a++)
         total.gather_runs[a] += s->gather_runs[a];
+    for (int a = 0; a < FTC_SCATTER_ALGORITHM_COUNT; a++)
+        total.scatter_runs[a] += s->scatter_runs[a];
     for (int a = 0; a < FTC_ALLTOALL_ALGORITHM_COUNT; a++)
         total.alltoall_runs[a] += s->alltoall_runs[a];
     total.recovery_rounds += s->recovery_rounds;
@@ -108,6 +110,10 @@ void layer_summary_write(int status)
         if (total.gather_runs[a])
             fprintf(f, "gather.%s=%ld\n", ftc_gather_algorithm_name((ftc_gather_algorithm)a),
                     total.gather_runs[a]);
+    for (int a = 0; a < FTC_SCATTER_ALGORITHM_COUNT; a++)
+        if (total.scatter_runs[a])
+            fprintf(f, "scatter.%s=%ld\n", ftc_scatter_algorithm_name((ftc_scatter_algorithm)a),
+                    total.scatter_runs[a]);
     for (int a = 0; a < FTC_ALLTOALL_ALGORITHM_COUNT; a++)
         if (total.alltoall_runs[a])
             fprintf(f, "alltoall.%s=%ld\n",

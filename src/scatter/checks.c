@@ -4,12 +4,12 @@
 #include <stdbool.h>
 
 #include "../error.h"
-#include "scatterv_linear.h"
+#include "ft_scatter.h"
 
 int ftc_scatter_block_too_large(const char *call, long long bytes)
 {
     return ftc_fail(MPI_ERR_COUNT, "%s: a block of %lld bytes; a message carries at most %d",
-                    call, bytes, FTC_SCATTERV_MAX_BLOCK);
+                    call, bytes, FTC_SCATTER_MAX_BLOCK);
 }
 
 int ftc_scatter_check_send_not_in_place(const char *call, const void *sendbuf)
@@ -36,7 +36,7 @@ int ftc_scatter_check_receiver(const char *call, ftc_comm_t comm, int root, void
     const ftc_buffer_names names = { call, "recvbuf", "recvcount", "recvtype" };
     const int rc = ftc_check_buffer_shape(&names, recvbuf, recvcount, recvtype, comm->comm, known,
                                           shape);
-    if (rc == MPI_SUCCESS && (long long)recvcount * shape->size > FTC_SCATTERV_MAX_BLOCK)
+    if (rc == MPI_SUCCESS && (long long)recvcount * shape->size > FTC_SCATTER_MAX_BLOCK)
         return ftc_scatter_block_too_large(call, (long long)recvcount * shape->size);
     return rc;
 }

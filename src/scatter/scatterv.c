@@ -1,13 +1,13 @@
 /*
- * ftc_scatterv: checks the arguments and runs the linear flow over the
- * live ranks (scatterv_linear.c), which also ends the call over the
- * survivors after a failure. Open MPI has one scatterv algorithm, linear;
+ * ftc_scatterv: checks the arguments and runs the scatter family's flow
+ * down the linear tree over the live ranks (ft_scatter.c, linear.c), which
+ * also ends the call over the survivors after a failure. Open MPI has one scatterv algorithm, linear;
  * so has ftcoll, and nothing to choose.
  *
  *   root's sendbuf: [a] at displs[0], [b b] at displs[1], [c] at displs[2]
  *       ->   rank 0 [a]   rank 1 [b b]   rank 2 [c]
  *
- * Cost: the algorithm's (see its file).
+ * Cost: linear.c's.
  */
 #include <limits.h>
 #include <stdlib.h>
@@ -20,7 +20,7 @@
 #include "../guard/guard.h"
 #include "../module.h"
 #include "checks.h"
-#include "scatterv_linear.h"
+#include "ft_scatter.h"
 #include "state.h"
 
 /* ---- the module (module.h) ---------------------------------------------------- */
@@ -97,7 +97,7 @@ static int check_root_side(arguments *s, ftc_comm_t comm)
                                     &comm->scatterv->known_send, &s->send_shape);
     if (rc != MPI_SUCCESS)
         return rc;
-    if ((long long)largest * s->send_shape.size > FTC_SCATTERV_MAX_BLOCK)
+    if ((long long)largest * s->send_shape.size > FTC_SCATTER_MAX_BLOCK)
         return ftc_scatter_block_too_large("ftc_scatterv", (long long)largest * s->send_shape.size);
     if (s->in_place)
         return MPI_SUCCESS;
@@ -133,7 +133,7 @@ static int scatterv_checked(ftc_comm_t comm, const arguments *s)
 {
     const bool at_root = comm->rank == s->root;
     const bool in_place = s->in_place;
-    ftc_scatterv_call call = {
+    ftc_scatter_call call = {
         .name = "ftc_scatterv", .comm = comm, .root = s->root, .in_place = in_place,
         .recv = in_place ? NULL : s->recvbuf, .recv_count = in_place ? 0 : s->recvcount,
         .recv_type = in_place ? MPI_BYTE : s->recvtype,
@@ -148,7 +148,7 @@ static int scatterv_checked(ftc_comm_t comm, const arguments *s)
         .requests = comm->scatterv->requests,
     };
     call.number = ftc_ft_begin_call(comm->ft);
-    return ftc_scatterv_run(&call);
+    return ftc_scatter_run(&call);
 }
 
 int ftc_scatterv(const void *sendbuf, const int sendcounts[], const int displs[],

@@ -429,6 +429,9 @@ if(FTCOLL_SANITIZERS)
     ftcoll_mpi_program(asan_test_scatterv_kill test_scatterv_kill.c ftcoll_asan SANITIZED)
     ftcoll_kill_table(asan.scatterv_kill_table asan asan_test_scatterv_kill
                       scatterv_kill_scenarios.txt ENV ${FTCOLL_ASAN_ENV})
+    ftcoll_kill_table(asan.scatter_binomial_kill_table asan asan_test_scatterv_kill
+                      scatter_binomial_kill_scenarios.txt
+                      ENV ${FTCOLL_ASAN_ENV} FTCOLL_TEST_SCATTER=1)
     ftcoll_mpi_program(asan_test_reduce_kill test_reduce_kill.c ftcoll_asan SANITIZED)
     ftcoll_kill_table(asan.reduce_kill_table asan asan_test_reduce_kill
                       reduce_kill_scenarios.txt ENV ${FTCOLL_ASAN_ENV})
@@ -537,6 +540,11 @@ if(FTCOLL_HAVE_ULFM)
                     scatterv_kill_scenarios.txt)
   ftcoll_kill_table(mpi.scatter_kill_table mpi mpi_test_scatterv_kill
                     scatterv_kill_scenarios.txt ENV FTCOLL_TEST_SCATTER=1)
+  # ftc_scatter down the binomial tree: ranks with children dying before
+  # and after their subtree arrived, with the root and in the recovery
+  # (scatter_binomial_kill_scenarios.txt)
+  ftcoll_kill_table(mpi.scatter_binomial_kill_table mpi mpi_test_scatterv_kill
+                    scatter_binomial_kill_scenarios.txt ENV FTCOLL_TEST_SCATTER=1)
   # ftc_reduce: the root before and with every value, inner ranks before
   # passing their subtree on, the word (560 KB, a user's op), roots found
   # dead (reduce_kill_scenarios.txt, test_reduce_kill.c).

@@ -104,8 +104,8 @@ pmpi_test(pmpi.ftcrun.bad_gatherv_algorithm 1 ${expect_run} 2
   "--algorithm gatherv=\"binomial\": expected ftcoll, linear \\(its one algorithm\\) or native" --
   ${ftcrun} -n 2 --algorithm gatherv=binomial -- true)
 pmpi_test(pmpi.ftcrun.bad_scatter_algorithm 1 ${expect_run} 2
-  "--algorithm scatter=\"binomial\": expected ftcoll, linear \\(its one algorithm\\) or native" --
-  ${ftcrun} -n 2 --algorithm scatter=binomial -- true)
+  "unknown scatter algorithm \"ring\" \\(expected auto \\(0\\), basic_linear \\(1\\), binomial \\(2\\)\\)" --
+  ${ftcrun} -n 2 --algorithm scatter=ring -- true)
 pmpi_test(pmpi.ftcrun.bad_scatterv_algorithm 1 ${expect_run} 2
   "--algorithm scatterv=\"binomial\": expected ftcoll, linear \\(its one algorithm\\) or native" --
   ${ftcrun} -n 2 --algorithm scatterv=binomial -- true)
@@ -176,8 +176,13 @@ pmpi_test(pmpi.semantics.gatherv.p04 4 ${expect_run} 0 "pmpi p=4: all checks pas
   ${ftcrun_launch} -n 4 --algorithm gatherv=linear -- $<TARGET_FILE:pmpi_test_pmpi>)
 # every MPI_Scatterv by ftcoll, which the summary counts
 pmpi_test(pmpi.semantics.scatterv.p04 4 ${expect_run} 0 "pmpi p=4: all checks passed"
-  "scatter [1-9][0-9]* by ftcoll, 0 by MPI; scatterv [1-9][0-9]* by ftcoll, 0 by MPI" --
+  "scatter [1-9][0-9]* by ftcoll, 0 by MPI; scatterv [1-9][0-9]* by ftcoll, 0 by MPI"
+  "scatter: basic_linear x[1-9]" --
   ${ftcrun_launch} -n 4 --algorithm scatter=linear,scatterv=linear -- $<TARGET_FILE:pmpi_test_pmpi>)
+# every MPI_Scatter down the binomial tree, whatever its size
+pmpi_test(pmpi.semantics.scatter_binomial.p06 6 ${expect_run} 0 "pmpi p=6: all checks passed"
+  "scatter: binomial x[1-9]" --
+  ${ftcrun_launch} -n 6 --algorithm scatter=binomial -- $<TARGET_FILE:pmpi_test_pmpi>)
 # every MPI_Reduce ftcoll takes (predefined types, commutative ops) by ftcoll
 pmpi_test(pmpi.semantics.reduce.p04 4 ${expect_run} 0 "pmpi p=4: all checks passed"
   "reduce [1-9][0-9]* by ftcoll, [1-9][0-9]* by MPI" "reduce: binomial x[1-9]" --

@@ -1004,6 +1004,38 @@ static int check_scatterv_arguments(ftc_comm_t comm, int rank, int p)
     return f;
 }
 
+/* Down the binomial tree from root p - 1, rank 1 (vrank 2) passes its
+ * block on to rank 2 (vrank 3). Rank 1 taking more, then fewer, ints than
+ * the root sends: MPI_ERR_TRUNCATE at rank 1 and at rank 2, whose block
+ * it cannot pass on, and MPI_SUCCESS with their blocks everywhere else. */
+static int check_scatter_wrong_block(ftc_comm_t comm, int rank, int p)
+{
+    if (p < 4)
+        return 0;
+    int f = expect_success("ftc_scatter_set_algorithm(binomial)",
+                           ftc_scatter_set_algorithm(comm, FTC_SCATTER_BINOMIAL));
+    int send[2 * 64], recv[4];
+    for (int i = 0; i < 2 * p; i++)
+        send[i] = 100 + i;
+    for (int wrong = 1; wrong <= 3; wrong += 2) {
+        recv[0] = recv[1] = -1;
+        const int rc = ftc_scatter(send, 2, MPI_INT, recv, rank == 1 ? wrong : 2, MPI_INT, p - 1,
+                                   comm);
+        if (rank == 1)
+            f += expect_error("ftc_scatter (binomial), a block of another size", rc,
+                              MPI_ERR_TRUNCATE, "rank 1");
+        else if (rank == 2)
+            f += expect_error("ftc_scatter (binomial), below a block of another size", rc,
+                              MPI_ERR_TRUNCATE, "binomial tree");
+        else
+            f += expect_success("ftc_scatter (binomial) beside a wrong block", rc)
+                 + expect_true("ftc_scatter (binomial)'s block",
+                               recv[0] == 100 + 2 * rank && recv[1] == 101 + 2 * rank);
+    }
+    return f + expect_success("ftc_scatter_set_algorithm(auto)",
+                              ftc_scatter_set_algorithm(comm, FTC_SCATTER_AUTO));
+}
+
 static int check_scatter_arguments(ftc_comm_t comm, int rank, int p)
 {
     int send[2 * 64] = { 0 }, recv[4] = { 0 };
@@ -1039,6 +1071,18 @@ static int check_scatter_arguments(ftc_comm_t comm, int rank, int p)
     f += expect_error("ftc_scatter on a NULL ftc_comm_t",
                       ftc_scatter(send, 2, MPI_INT, recv, 2, MPI_INT, 0, NULL), MPI_ERR_COMM,
                       NULL);
+    ftc_scatter_algorithm alg;
+    f += expect_error("ftc_scatter_algorithm_parse(\"ring\")",
+                      ftc_scatter_algorithm_parse("ring", &alg), MPI_ERR_ARG, "binomial (2)");
+    f += expect_error("ftc_scatter_set_algorithm(3)",
+                      ftc_scatter_set_algorithm(comm, (ftc_scatter_algorithm)3), MPI_ERR_ARG,
+                      NULL);
+    f += expect_error("ftc_scatter_set_algorithm on NULL",
+                      ftc_scatter_set_algorithm(NULL, FTC_SCATTER_BINOMIAL), MPI_ERR_COMM, NULL);
+    ftc_scatter_choice choice;
+    f += expect_error("ftc_scatter_last_choice on NULL", ftc_scatter_last_choice(NULL, &choice),
+                      MPI_ERR_COMM, NULL);
+    f += check_scatter_wrong_block(comm, rank, p);
     /* and a good call after them; the others pass no send arguments */
     const bool root = rank == p - 1;
     for (int i = 0; i < 2 * p; i++)

@@ -14,7 +14,9 @@
  * (in place, its own block stays there). The other ranks pass, in half
  * the cases, no sendbuf, sendcounts, displs or sendtype (MPI reads them at
  * the root only). ftc_scatter likewise, for every root, with 0, 1, 5 and
- * 5000 elements a block (past the share of 16 KiB: acknowledged).
+ * 5000 elements a block (past the share of 16 KiB: acknowledged), by the
+ * decision table and by each algorithm forced (the last choice says it
+ * ran).
  *
  * With --quick (many ranks): roots 0 and p - 1 only, on MPI_COMM_WORLD
  * only (the acknowledgements and the word then span more than one wait).
@@ -106,6 +108,53 @@ static int run_case(ftc_comm_t comm, vblocks *s, int root, layout l, bool in_pla
     return wrong;
 }
 
+static const ftc_scatter_algorithm scatter_algorithms[] = {
+    FTC_SCATTER_AUTO, FTC_SCATTER_LINEAR, FTC_SCATTER_BINOMIAL,
+};
+enum { SCATTER_ALGORITHMS = sizeof(scatter_algorithms) / sizeof(scatter_algorithms[0]) };
+
+/* Whether the last ftc_scatter ran the algorithm forced (any, for auto). */
+static int check_choice(ftc_comm_t comm, ftc_scatter_algorithm forced, const char *what)
+{
+    ftc_scatter_choice choice;
+    abort_on_error(ftc_scatter_last_choice(comm, &choice), "ftc_scatter_last_choice");
+    if (choice.requested == forced && (forced == FTC_SCATTER_AUTO || choice.executed == forced))
+        return 0;
+    fprintf(stderr, "%s: requested %s, executed %s\n", what,
+            ftc_scatter_algorithm_name(choice.requested),
+            ftc_scatter_algorithm_name(choice.executed));
+    return 1;
+}
+
+/* ftc_scatter with `algorithm` forced: every root, block size, layout and
+ * in-place choice. */
+static int check_scatter(ftc_comm_t comm, vblocks *s, ftc_scatter_algorithm algorithm,
+                         const char *name, bool quick, int *cases)
+{
+    static const int scatter_counts[] = { 0, 1, 5, 5000 };
+    abort_on_error(ftc_scatter_set_algorithm(comm, algorithm), "ftc_scatter_set_algorithm");
+    int wrong = 0;
+    for (int root = 0; root < s->p; root += quick && root + 1 < s->p - 1 ? s->p - 1 - root : 1)
+        for (int c = 0; c < 4; c++)
+            for (int l = 0; l < LAYOUTS; l++)
+                for (int in_place = 0; in_place < 2; in_place++) {
+                    char what[160];
+                    snprintf(what, sizeof(what), "%s ftc_scatter (%s) root %d count %d layout "
+                             "%d%s", name, ftc_scatter_algorithm_name(algorithm), root,
+                             scatter_counts[c], l, in_place ? " in place" : "");
+                    for (int r = 0; r < s->p; r++) {
+                        s->counts[r] = scatter_counts[c];
+                        s->displs[r] = r * scatter_counts[c];
+                    }
+                    s->ints = ((size_t)s->p * (size_t)scatter_counts[c] + 1) * 2;
+                    wrong += run_case(comm, s, root, (layout)l, in_place, (root + l) % 2, true,
+                                      what);
+                    wrong += check_choice(comm, algorithm, what);
+                    (*cases)++;
+                }
+    return wrong;
+}
+
 /* Every root, count pattern, placement, layout and in-place choice on one
  * communicator. */
 static int check_communicator(MPI_Comm mpi_comm, const char *name, bool quick, int *cases)
@@ -132,23 +181,8 @@ static int check_communicator(MPI_Comm mpi_comm, const char *name, bool quick, i
             }
         }
     }
-    static const int scatter_counts[] = { 0, 1, 5, 5000 };
-    for (int root = 0; root < s.p; root += quick && root + 1 < s.p - 1 ? s.p - 1 - root : 1)
-        for (int c = 0; c < 4; c++)
-            for (int l = 0; l < LAYOUTS; l++)
-                for (int in_place = 0; in_place < 2; in_place++) {
-                    char what[160];
-                    snprintf(what, sizeof(what), "%s ftc_scatter root %d count %d layout %d%s",
-                             name, root, scatter_counts[c], l, in_place ? " in place" : "");
-                    for (int r = 0; r < s.p; r++) {
-                        s.counts[r] = scatter_counts[c];
-                        s.displs[r] = r * scatter_counts[c];
-                    }
-                    s.ints = ((size_t)s.p * (size_t)scatter_counts[c] + 1) * 2;
-                    wrong += run_case(comm, &s, root, (layout)l, in_place, (root + l) % 2, true,
-                                      what);
-                    (*cases)++;
-                }
+    for (int a = 0; a < SCATTER_ALGORITHMS; a++)
+        wrong += check_scatter(comm, &s, scatter_algorithms[a], name, quick, cases);
     vblocks_destroy(&s);
     ftc_comm_free(&comm);
     return wrong;

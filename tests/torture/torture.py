@@ -49,6 +49,7 @@ BCAST_TREES = ["binomial", "two-level", "mst", "ecef", "tree"]
 MEASURING_TREE = "check=64"
 ALLGATHERV_ALGORITHMS = ["linear", "bruck", "ring", "neighbor_exchange", "two_proc", "sparbit"]
 GATHER_ALGORITHMS = ["basic_linear", "binomial", "linear_sync"]
+SCATTER_ALGORITHMS = ["basic_linear", "binomial"]
 ALLTOALL_ALGORITHMS = ["linear", "pairwise"]
 CALIBRATION_CALLS = 400
 MAX_CALLS = 50000
@@ -526,7 +527,8 @@ def plan_job(args, job):
     # drawn last, so that the draws above stay those of earlier versions
     bcast_tree = rng.choice(BCAST_TREES) if rng.random() < args.bcast_trees else "auto"
     tree_settings = MEASURING_TREE if rng.random() < 0.5 else ""
-    return {"bcast_tree": bcast_tree, "tree_settings": tree_settings,
+    scatter = rng.choice(SCATTER_ALGORITHMS) if rng.random() < 0.5 else "auto"
+    return {"scatter": scatter, "bcast_tree": bcast_tree, "tree_settings": tree_settings,
             "job": job, "p": p, "program": program, "after": after, "variation": variation,
             "victims": victims, "fractions": fractions, "jitters": jitters, "gaps": gaps,
             "bcast_plan": bcast_plan, "bcast_confirm": bcast_confirm, "allgather": allgather,
@@ -688,6 +690,7 @@ def run_job(args, env, calibrator, plan):
                    FTCOLL_ALLGATHER_ALGORITHM=plan["allgather"],
                    FTCOLL_ALLGATHERV_ALGORITHM=plan["allgatherv"],
                    FTCOLL_GATHER_ALGORITHM=plan["gather"],
+                   FTCOLL_SCATTER_ALGORITHM=plan["scatter"],
                    FTCOLL_ALLTOALL_ALGORITHM=plan["alltoall"])
     if plan["bcast_tree"] != "auto":
         job_env.update(FTCOLL_BCAST=plan["bcast_tree"], FTCOLL_TREE=plan["tree_settings"])
@@ -709,6 +712,8 @@ def run_job(args, env, calibrator, plan):
         what += " FTCOLL_ALLGATHERV_ALGORITHM=" + plan["allgatherv"]
     if plan["gather"] != "auto":
         what += " FTCOLL_GATHER_ALGORITHM=" + plan["gather"]
+    if plan["scatter"] != "auto":
+        what += " FTCOLL_SCATTER_ALGORITHM=" + plan["scatter"]
     if plan["alltoall"] != "auto":
         what += " FTCOLL_ALLTOALL_ALGORITHM=" + plan["alltoall"]
     notes = res["stderr"].count("MPI_Finalize still waits")

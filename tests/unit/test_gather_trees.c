@@ -32,14 +32,14 @@ enum { ALGORITHMS = sizeof(algorithms) / sizeof(algorithms[0]) };
 static void check_layout(const ftc_gather_tree *t, int n, int v)
 {
     int next = v + 1;
-    for (int i = 0; i < t->children(v, n); i++) {
-        const int c = t->child(v, n, i);
+    for (int i = 0; i < t->shape->children(v, n); i++) {
+        const int c = t->shape->child(v, n, i);
         assert_int_equal(c, next);
-        assert_int_equal(t->parent(c, n), v);
-        next = t->subtree_end(c, n);
+        assert_int_equal(t->shape->parent(c, n), v);
+        next = t->shape->subtree_end(c, n);
         assert_true(next > c);
     }
-    assert_int_equal(next, t->subtree_end(v, n));
+    assert_int_equal(next, t->shape->subtree_end(v, n));
 }
 
 static void test_trees_are_laid_out_runs(void **state)
@@ -48,14 +48,14 @@ static void test_trees_are_laid_out_runs(void **state)
     for (int a = 0; a < ALGORITHMS; a++) {
         const ftc_gather_tree *t = ftc_gather_tree_of(algorithms[a]);
         for (int n = 1; n <= MAX_P; n++) {
-            assert_int_equal(t->parent(0, n), -1);
-            assert_int_equal(t->subtree_end(0, n), n);
+            assert_int_equal(t->shape->parent(0, n), -1);
+            assert_int_equal(t->shape->subtree_end(0, n), n);
             for (int v = 0; v < n; v++)
                 check_layout(t, n, v);
             for (int v = 1; v < n; v++) {   /* every vrank reaches the root */
                 int hops = 0;
-                for (int u = v; u != 0; u = t->parent(u, n), hops++)
-                    assert_true(t->parent(u, n) < u && hops < n);
+                for (int u = v; u != 0; u = t->shape->parent(u, n), hops++)
+                    assert_true(t->shape->parent(u, n) < u && hops < n);
                 if (algorithms[a] == FTC_GATHER_BINOMIAL)
                     assert_true(hops <= 6);   /* ceil(log2 64) */
             }
@@ -75,15 +75,15 @@ static void test_flow_brings_every_block_once(void **state)
             bool sent[MAX_P] = { false };
             for (int round = 0; round < n; round++)
                 for (int v = n - 1; v >= 1; v--)
-                    if (!sent[v] && arrived[v] == t->children(v, n)) {
+                    if (!sent[v] && arrived[v] == t->shape->children(v, n)) {
                         sent[v] = true;
-                        const int parent = t->parent(v, n);
+                        const int parent = t->shape->parent(v, n);
                         arrived[parent]++;
                         if (parent == 0)
-                            for (int u = v; u < t->subtree_end(v, n); u++)
+                            for (int u = v; u < t->shape->subtree_end(v, n); u++)
                                 delivered[u]++;
                     }
-            assert_int_equal(arrived[0], t->children(0, n));
+            assert_int_equal(arrived[0], t->shape->children(0, n));
             for (int u = 1; u < n; u++)
                 assert_int_equal(delivered[u], 1);
         }
@@ -98,7 +98,7 @@ typedef struct {
  * (k = 0: its own block, also what it keeps once it returned). */
 static run held_after(const ftc_gather_tree *t, int n, int v, int k)
 {
-    return (run){ v, k == 0 ? v + 1 : t->subtree_end(t->child(v, n, k - 1), n) };
+    return (run){ v, k == 0 ? v + 1 : t->shape->subtree_end(t->shape->child(v, n, k - 1), n) };
 }
 
 static bool nested_or_disjoint(run a, run b)
@@ -116,9 +116,9 @@ static void test_holdings_are_laminar(void **state)
         const ftc_gather_tree *t = ftc_gather_tree_of(algorithms[a]);
         for (int n = 1; n <= 40; n++)
             for (int v = 0; v < n; v++)
-                for (int k = 0; k <= t->children(v, n); k++)
+                for (int k = 0; k <= t->shape->children(v, n); k++)
                     for (int u = 0; u < n; u++)
-                        for (int j = 0; j <= t->children(u, n); j++)
+                        for (int j = 0; j <= t->shape->children(u, n); j++)
                             assert_true(nested_or_disjoint(held_after(t, n, v, k),
                                                            held_after(t, n, u, j)));
     }
