@@ -431,10 +431,12 @@ int ftc_scatterv(const void *sendbuf, const int sendcounts[], const int displs[]
 typedef enum {
     FTC_ALLTOALL_AUTO = 0,        /* decision table (Open MPI's fixed rules) */
     FTC_ALLTOALL_LINEAR = 1,      /* every receive and send posted at once */
-    FTC_ALLTOALL_PAIRWISE = 2     /* n - 1 steps, one partner each way per step */
+    FTC_ALLTOALL_PAIRWISE = 2,    /* n - 1 steps, one partner each way per step */
+    FTC_ALLTOALL_MODIFIED_BRUCK = 3   /* ceil(log2 n) steps, blocks relayed; ftc_alltoall
+                                       * only (ftc_alltoallv runs linear instead) */
 } ftc_alltoall_algorithm;
 
-#define FTC_ALLTOALL_ALGORITHM_COUNT 3
+#define FTC_ALLTOALL_ALGORITHM_COUNT 4
 
 /*
  * Same arguments and semantics as MPI_Alltoall, including MPI_IN_PLACE as
@@ -461,7 +463,9 @@ typedef enum {
  * 64 KiB in all (64 KiB over the other live ranks each); a larger block's
  * receiver acknowledges it instead, and its sender waits for that.
  * FTCOLL_INJECT's call=C counts it; step=0 as the rank enters it, 1 once
- * every block arrived here, 2 acknowledging or waiting for acknowledgements.
+ * every block arrived here, 2 acknowledging or waiting for acknowledgements,
+ * and under the modified Bruck 3 + k at its exchange k (before-send, or
+ * after-send once that exchange's message left).
  */
 int ftc_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                  int recvcount, MPI_Datatype recvtype, ftc_comm_t comm);
@@ -481,16 +485,20 @@ int ftc_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls
 
 /* Forces an algorithm for every later ftc_alltoall and ftc_alltoallv on
  * `comm` (FTC_ALLTOALL_AUTO returns to the decision table;
- * FTCOLL_ALLTOALL_ALGORITHM does the same at ftc_comm_create). Local
- * call: make it on every rank. */
+ * FTCOLL_ALLTOALL_ALGORITHM does the same at ftc_comm_create). Open MPI
+ * has no Bruck alltoallv: forced, FTC_ALLTOALL_MODIFIED_BRUCK runs linear
+ * in ftc_alltoallv, as its last choice's `executed` says. Local call: make
+ * it on every rank. */
 int ftc_alltoall_set_algorithm(ftc_comm_t comm, ftc_alltoall_algorithm algorithm);
 
-/* Parses a name ("linear", "basic_linear", "pairwise") or a number ("2").
+/* Parses a name ("linear", "basic_linear", "pairwise", "modified_bruck",
+ * "bruck") or a number ("2").
  * An unknown one returns MPI_ERR_ARG with a message listing the valid
  * names. */
 int ftc_alltoall_algorithm_parse(const char *text, ftc_alltoall_algorithm *out);
 
-/* "linear", "pairwise"; "auto" for FTC_ALLTOALL_AUTO; NULL if out of range. */
+/* "linear", "pairwise", "modified_bruck"; "auto" for FTC_ALLTOALL_AUTO;
+ * NULL if out of range. */
 const char *ftc_alltoall_algorithm_name(ftc_alltoall_algorithm algorithm);
 
 /* What the last ftc_alltoall or ftc_alltoallv on a communicator ran. */
@@ -505,7 +513,8 @@ int ftc_alltoall_last_choice(ftc_comm_t comm, ftc_alltoall_choice *out);
  * blocks of `block_bytes` (sendcount x size of sendtype), as Open MPI 5
  * decides: its linear and linear_sync (which posts every request at once
  * unless told otherwise) are linear, its pairwise and two_proc pairwise,
- * and its modified Bruck, which ftcoll has not, linear. */
+ * its modified Bruck the modified Bruck (blocks under 512 B to 2 KiB from
+ * 16 ranks on, select.c). */
 ftc_alltoall_algorithm ftc_alltoall_decide(int p, size_t block_bytes);
 
 /* The same for ftc_alltoallv, which Open MPI decides by p alone. */

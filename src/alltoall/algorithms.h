@@ -42,6 +42,24 @@ int ftc_alltoall_wait_receive(ftc_alltoall_flow *f, int from, MPI_Request *r);
 /* The same for the receive r[0] and the send r[1] together. */
 int ftc_alltoall_wait_receive_and_send(ftc_alltoall_flow *f, int from, MPI_Request *r);
 
+/* Waits for the receive r[0] of a message of `bytes` from index `from` and
+ * the send r[1]: *whole when both completed and the message brought
+ * exactly `bytes` (one of another size is f->error, and the exchange goes
+ * on). Returns as ftc_alltoall_wait_receive. */
+int ftc_alltoall_wait_message(ftc_alltoall_flow *f, int from, MPI_Request *r, int bytes,
+                              bool *whole);
+
+/* This rank's block for index `to`, packed into `into` (its bytes). */
+int ftc_alltoall_pack_block(const ftc_alltoall_flow *f, int to, char *into);
+
+/* Index `from`'s block, packed `bytes`, put in its place in this rank's
+ * column and counted in f->held (failing, f->error, not counted). */
+void ftc_alltoall_place_block(ftc_alltoall_flow *f, int from, const char *bytes);
+
+/* FTCOLL_INJECT's step of the modified Bruck's exchange k (distance 2^k):
+ * FTC_ALLTOALL_STEP_RELAY + k (steps 0 .. 2 are every algorithm's). */
+enum { FTC_ALLTOALL_STEP_RELAY = 3 };
+
 /* Waits for `count` sends (in batches of FTC_FT_MAX_WAIT), the first to index `to`. */
 int ftc_alltoall_wait_sends(ftc_alltoall_flow *f, MPI_Request *sends, int count, int to);
 
@@ -52,12 +70,23 @@ void ftc_alltoall_abandon(MPI_Request *requests, int receives, int sends);
 /* The algorithms: every block sent and received, or the first failure. */
 int ftc_alltoall_linear(ftc_alltoall_flow *f);
 int ftc_alltoall_pairwise(ftc_alltoall_flow *f);
+int ftc_alltoall_modified_bruck(ftc_alltoall_flow *f);
+
+/* Whether the decision table picks the modified Bruck for some live count
+ * up to `size` with blocks of `block_bytes`: ftc_alltoall then reserves its
+ * room before the guard. */
+bool ftc_alltoall_may_pick_bruck(int size, size_t block_bytes);
+
+/* The bytes of the modified Bruck's room on up to `size` ranks: its slots
+ * and one message each way; 0 where a message would carry more than
+ * INT_MAX bytes (the Bruck cannot run: linear does). */
+size_t ftc_alltoall_bruck_room(int size, size_t block_bytes);
 
 /* A name ("pairwise", Open MPI's "basic_linear", "linear") or a number
  * ("2"), into *out; false (nothing written) for anything else. */
 bool ftc_alltoall_parse_name(const char *text, ftc_alltoall_algorithm *out);
 
-/* "auto (0), linear (1), pairwise (2)": the valid names, for messages. */
+/* "auto (0), linear (1), pairwise (2), modified_bruck (3)": the valid names, for messages. */
 void ftc_alltoall_list_names(char *out, size_t size);
 
 #endif

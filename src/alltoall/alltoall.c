@@ -87,6 +87,7 @@ static void alltoall_release(ftc_comm_t comm)
     free(s->packed_counts);
     free(s->packed_displs);
     free(s->packed);
+    free(s->relayed);
     free(s);
     comm->alltoall = NULL;
 }
@@ -137,6 +138,7 @@ typedef struct {
     MPI_Datatype recvtype;
     bool in_place;
     ftc_type_shape send_shape, recv_shape;
+    size_t relayed;   /* the modified Bruck's room, reserved where it may run; else 0 */
 } arguments;
 
 static const ftc_buffer_names send_names = { "ftc_alltoall", "sendbuf", "sendcount",
@@ -165,6 +167,17 @@ static int check_send_side(arguments *a, ftc_comm_t comm)
     return MPI_SUCCESS;
 }
 
+/* The modified Bruck's room where it may run (forced, or the table's pick
+ * for some live count up to p), decided alike on every rank from p and
+ * the block's bytes; 0 elsewhere, and then linear runs in its place. */
+static size_t bruck_room(ftc_comm_t comm, size_t block)
+{
+    const ftc_alltoall_algorithm forced = comm->alltoall->forced;
+    const bool may_run = forced == FTC_ALLTOALL_MODIFIED_BRUCK
+        || (forced == FTC_ALLTOALL_AUTO && ftc_alltoall_may_pick_bruck(comm->size, block));
+    return may_run ? ftc_alltoall_bruck_room(comm->size, block) : 0;
+}
+
 static int check_arguments(arguments *a, ftc_comm_t comm)
 {
     int rc = ftc_check_comm("ftc_alltoall", comm);
@@ -186,10 +199,11 @@ static int check_arguments(arguments *a, ftc_comm_t comm)
         return ftc_fail(MPI_ERR_COUNT, "ftc_alltoall: in place, the %d blocks come to %lld "
                         "bytes; the copy of them to send carries at most %d", comm->size,
                         block * comm->size, INT_MAX);
-    return rc == MPI_SUCCESS
-        ? ftc_alltoall_reserve(comm, "ftc_alltoall",
-                               a->in_place ? (size_t)block * (size_t)comm->size : 0)
-        : rc;
+    if (rc != MPI_SUCCESS)
+        return rc;
+    a->relayed = bruck_room(comm, (size_t)block);
+    return ftc_alltoall_reserve(comm, "ftc_alltoall",
+                                a->in_place ? (size_t)block * (size_t)comm->size : 0, a->relayed);
 }
 
 /* ---- the call ---------------------------------------------------------- */
@@ -221,11 +235,12 @@ static int build_call(ftc_comm_t comm, const arguments *a, ftc_alltoall_call *ca
     return MPI_SUCCESS;
 }
 
-static int run_call(ftc_comm_t comm, ftc_alltoall_call *call, size_t block)
+static int run_call(ftc_comm_t comm, ftc_alltoall_call *call, const arguments *a)
 {
     call->number = ftc_ft_begin_call(comm->ft);
     const int n = ftc_ft_live_count(comm->ft);
-    call->algorithm = ftc_alltoall_choose(comm, n, ftc_alltoall_decide(n, block));
+    const size_t block = (size_t)a->recvcount * (size_t)a->recv_shape.size;
+    call->algorithm = ftc_alltoall_choose(comm, n, ftc_alltoall_decide(n, block), a->relayed > 0);
     return ftc_alltoall_run(call);
 }
 
@@ -243,7 +258,7 @@ int ftc_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
     if (comm)   /* guarded: bad arguments here stop every rank cleanly */
         rc = ftc_guard_enter(comm, FTC_GUARDED_ALLTOALL, rc);
     if (rc == MPI_SUCCESS)
-        rc = run_call(comm, &call, (size_t)a.recvcount * (size_t)a.recv_shape.size);
+        rc = run_call(comm, &call, &a);
     if (comm)
         ftc_guard_leave(comm);
     return rc;

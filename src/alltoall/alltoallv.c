@@ -111,7 +111,7 @@ static int check_arguments(arguments *a, ftc_comm_t comm)
                             "bytes (this rank's own block) differs from recvcounts[%d] x "
                             "size(recvtype) = %lld bytes", me, sent, me, room);
     }
-    return ftc_alltoall_reserve(comm, "ftc_alltoallv", packed);
+    return ftc_alltoall_reserve(comm, "ftc_alltoallv", packed, 0);
 }
 
 /* The call, made before the guard (an in-place call's blocks packed). */
@@ -153,7 +153,8 @@ int ftc_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls
     if (rc == MPI_SUCCESS) {
         call.number = ftc_ft_begin_call(comm->ft);
         const int n = ftc_ft_live_count(comm->ft);
-        call.algorithm = ftc_alltoall_choose(comm, n, ftc_alltoallv_decide(n));
+        /* no Bruck alltoallv (nor in Open MPI): forced, linear runs */
+        call.algorithm = ftc_alltoall_choose(comm, n, ftc_alltoallv_decide(n), false);
         rc = ftc_alltoall_run(&call);
     }
     if (comm)

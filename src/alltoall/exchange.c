@@ -74,26 +74,40 @@ int ftc_alltoall_post_send(ftc_alltoall_flow *f, int to, MPI_Request *r)
                                                  f->a->name, rank);
 }
 
+/* The receive r[0] of `bytes` from index `from`, and `sends` sends after
+ * it: *whole once they all completed and the message was whole. One of
+ * another size (the user's error, which only this rank can see) is this
+ * rank's error alone, as in MPI: the others go on (a send the wait
+ * released still leaves), and so does this rank. `what` names the
+ * message in that error. */
+static int wait_whole(ftc_alltoall_flow *f, int from, MPI_Request *r, int sends, int bytes,
+                      const char *what, bool *whole)
+{
+    const int rank = rank_at(f, from);
+    const int expected[2] = { bytes, -1 };
+    const int rc = ftc_ft_wait_in_flow(f->comm, r, expected, 1 + sends, STEP_ENTER,
+                                       f->a->name, "exchanging blocks with", rank);
+    *whole = rc == MPI_SUCCESS;
+    if (rc == MPI_SUCCESS || rc == FTC_DETECTED)
+        return rc;
+    if (f->error == MPI_SUCCESS)
+        f->error = ftc_fail(rc, "%s: rank %d's %s is not the %d bytes rank %d takes from it "
+                            "(recvcount x size(recvtype) a block)", f->a->name, rank, what,
+                            bytes, f->comm->rank);
+    return MPI_SUCCESS;
+}
+
 /* The receive of `from`'s block, r[0], and `sends` sends after it: the
  * block counted when they all completed. */
 static int wait_receive_and_sends(ftc_alltoall_flow *f, int from, MPI_Request *r, int sends)
 {
     const int rank = rank_at(f, from);
-    const int expected[2] = { (int)bytes_of(&f->a->recv, rank), -1 };
-    const int rc = ftc_ft_wait_in_flow(f->comm, r, expected, 1 + sends, STEP_ENTER,
-                                       f->a->name, "exchanging blocks with", rank);
-    if (rc == MPI_SUCCESS)
+    bool whole = false;
+    const int rc = wait_whole(f, from, r, sends, (int)bytes_of(&f->a->recv, rank), "block",
+                              &whole);
+    if (whole)
         ftc_holdings_add(f->held, rank);
-    if (rc == MPI_SUCCESS || rc == FTC_DETECTED)
-        return rc;
-    /* a block of another size (the user's error, which only this rank can
-     * see) is this rank's error alone, as in MPI: the others go on (a send
-     * the wait released still leaves) */
-    if (f->error == MPI_SUCCESS)
-        f->error = ftc_fail(rc, "%s: rank %d's block is not the recvcount x size(recvtype) = %d "
-                            "bytes rank %d takes from it", f->a->name, rank, expected[0],
-                            f->comm->rank);
-    return MPI_SUCCESS;
+    return rc;
 }
 
 int ftc_alltoall_wait_receive(ftc_alltoall_flow *f, int from, MPI_Request *r)
@@ -104,6 +118,12 @@ int ftc_alltoall_wait_receive(ftc_alltoall_flow *f, int from, MPI_Request *r)
 int ftc_alltoall_wait_receive_and_send(ftc_alltoall_flow *f, int from, MPI_Request *r)
 {
     return wait_receive_and_sends(f, from, r, 1);
+}
+
+int ftc_alltoall_wait_message(ftc_alltoall_flow *f, int from, MPI_Request *r, int bytes,
+                              bool *whole)
+{
+    return wait_whole(f, from, r, 1, bytes, "message of relayed blocks", whole);
 }
 
 int ftc_alltoall_wait_sends(ftc_alltoall_flow *f, MPI_Request *sends, int count, int to)
@@ -121,6 +141,46 @@ void ftc_alltoall_abandon(MPI_Request *requests, int receives, int sends)
 {
     for (int i = 0; i < receives + sends; i++)
         ftc_p2p_abandon(&requests[i], i < receives);
+}
+
+static int pack_block(const ftc_alltoall_flow *f, int rank, char *into, size_t bytes)
+{
+    const ftc_alltoall_call *a = f->a;
+    if (a->send_contiguous) {
+        if (bytes > 0)
+            memcpy(into, ftc_block_place(&a->send, rank), bytes);
+        return MPI_SUCCESS;
+    }
+    int position = 0;
+    const int rc = MPI_Pack(ftc_block_place(&a->send, rank), a->send.counts[rank], a->send.type,
+                            into, (int)bytes, &position, f->comm->comm);
+    return rc == MPI_SUCCESS ? MPI_SUCCESS
+                             : ftc_fail_mpi(rc, "%s: packing the block for rank %d failed",
+                                            a->name, rank);
+}
+
+int ftc_alltoall_pack_block(const ftc_alltoall_flow *f, int to, char *into)
+{
+    const int rank = rank_at(f, to);
+    return pack_block(f, rank, into, bytes_of(&f->a->send, rank));
+}
+
+void ftc_alltoall_place_block(ftc_alltoall_flow *f, int from, const char *bytes)
+{
+    const ftc_alltoall_call *a = f->a;
+    const int rank = rank_at(f, from);
+    const size_t size = bytes_of(&a->recv, rank);
+    void *place = ftc_block_place(&a->recv, rank);
+    int rc = MPI_SUCCESS, position = 0;
+    if (a->recv_contiguous && size > 0)
+        memcpy(place, bytes, size);
+    else if (!a->recv_contiguous)
+        rc = MPI_Unpack(bytes, (int)size, &position, place, a->recv.counts[rank], a->recv.type,
+                        f->comm->comm);
+    if (rc == MPI_SUCCESS)
+        ftc_holdings_add(f->held, rank);
+    else if (f->error == MPI_SUCCESS)   /* out of memory for a derived type: this rank's alone */
+        f->error = ftc_fail_mpi(rc, "%s: placing rank %d's block failed", a->name, rank);
 }
 
 /* ---- the acknowledgements ------------------------------------------------------------------- */
@@ -234,22 +294,6 @@ static size_t kept_bytes(const ftc_alltoall_flow *f)
     return bytes;
 }
 
-static int pack_block(const ftc_alltoall_flow *f, int rank, char *into, size_t bytes)
-{
-    const ftc_alltoall_call *a = f->a;
-    if (a->send_contiguous) {
-        if (bytes > 0)
-            memcpy(into, ftc_block_place(&a->send, rank), bytes);
-        return MPI_SUCCESS;
-    }
-    int position = 0;
-    const int rc = MPI_Pack(ftc_block_place(&a->send, rank), a->send.counts[rank], a->send.type,
-                            into, (int)bytes, &position, f->comm->comm);
-    return rc == MPI_SUCCESS ? MPI_SUCCESS
-                             : ftc_fail_mpi(rc, "%s: packing the block for rank %d failed",
-                                            a->name, rank);
-}
-
 /* The copies of the blocks not acknowledged, behind their table
  * (ftc_route_table_bytes), for receivers still inside the call. */
 static int keep_blocks(const ftc_alltoall_flow *f, char *into)
@@ -334,14 +378,22 @@ static int copy_own_block(ftc_alltoall_flow *f)
     return rc;
 }
 
+static int run_algorithm(ftc_alltoall_flow *f)
+{
+    switch (f->a->algorithm) {
+    case FTC_ALLTOALL_PAIRWISE: return ftc_alltoall_pairwise(f);
+    case FTC_ALLTOALL_MODIFIED_BRUCK: return ftc_alltoall_modified_bruck(f);
+    default: return ftc_alltoall_linear(f);
+    }
+}
+
 static int run_exchange(ftc_alltoall_flow *f)
 {
     ftc_allreduce_injection_point(f->comm, f->a->number, STEP_ENTER, FTC_INJECT_BEFORE_SEND,
                                   NULL);
     if (ftc_ft_failure_known(f->ft))
         return FTC_DETECTED;
-    int rc = f->a->algorithm == FTC_ALLTOALL_PAIRWISE ? ftc_alltoall_pairwise(f)
-                                                      : ftc_alltoall_linear(f);
+    int rc = run_algorithm(f);
     if (rc == MPI_SUCCESS)
         ftc_allreduce_injection_point(f->comm, f->a->number, STEP_BLOCKS_HELD,
                                       FTC_INJECT_BEFORE_SEND, NULL);

@@ -54,15 +54,17 @@ int ftc_alltoall_run(const ftc_alltoall_call *a);
 /* ---- building a call (prepare.c) ---- */
 
 /* Room for a call on `comm`, made before the guard, so that a rank short
- * of memory stops every rank: the requests, the counts, and `packed`
- * bytes for an in-place call's blocks. */
-int ftc_alltoall_reserve(ftc_comm_t comm, const char *name, size_t packed);
+ * of memory stops every rank: the requests, the counts, `packed` bytes for
+ * an in-place call's blocks and `relayed` for the modified Bruck's. */
+int ftc_alltoall_reserve(ftc_comm_t comm, const char *name, size_t packed, size_t relayed);
 
 /* An in-place call's row: recvbuf's blocks (a->recv) packed side by side
  * into the room ftc_alltoall_reserve made, as a->send (MPI_PACKED). */
 int ftc_alltoall_pack_in_place(ftc_alltoall_call *a);
 
 /* The algorithm of a call on n live ranks (the forced one, or `decided`),
- * recorded for ftc_alltoall_last_choice and logged when it changed. */
+ * recorded for ftc_alltoall_last_choice and logged when it changed. The
+ * modified Bruck only where `bruck_room` says its room was reserved (the
+ * same answer on every rank): linear in its place elsewhere (alltoallv). */
 ftc_alltoall_algorithm ftc_alltoall_choose(ftc_comm_t comm, int n,
-                                           ftc_alltoall_algorithm decided);
+                                           ftc_alltoall_algorithm decided, bool bruck_room);

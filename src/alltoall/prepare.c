@@ -17,7 +17,7 @@ static int ensure_ints(int **ints, int n)
     return *ints ? MPI_SUCCESS : MPI_ERR_NO_MEM;
 }
 
-int ftc_alltoall_reserve(ftc_comm_t comm, const char *name, size_t packed)
+int ftc_alltoall_reserve(ftc_comm_t comm, const char *name, size_t packed, size_t relayed)
 {
     struct ftc_alltoall_state *s = comm->alltoall;
     int rc = ftc_ensure_requests(&s->requests, &s->capacity, 2 * comm->size, name);
@@ -29,6 +29,8 @@ int ftc_alltoall_reserve(ftc_comm_t comm, const char *name, size_t packed)
         rc = ftc_fail(MPI_ERR_NO_MEM, "%s: out of memory", name);
     if (rc == MPI_SUCCESS && packed > 0)
         rc = ftc_ensure_capacity(&s->packed, &s->packed_capacity, packed);
+    if (rc == MPI_SUCCESS && relayed > 0)
+        rc = ftc_ensure_capacity(&s->relayed, &s->relayed_capacity, relayed);
     return rc;
 }
 
@@ -60,15 +62,19 @@ int ftc_alltoall_pack_in_place(ftc_alltoall_call *a)
 }
 
 ftc_alltoall_algorithm ftc_alltoall_choose(ftc_comm_t comm, int n,
-                                           ftc_alltoall_algorithm decided)
+                                           ftc_alltoall_algorithm decided, bool bruck_room)
 {
     ftc_alltoall_choice *choice = &comm->alltoall->last;
     const ftc_alltoall_algorithm executed_before = choice->executed;
     choice->requested = comm->alltoall->forced;
     choice->executed = choice->requested == FTC_ALLTOALL_AUTO ? decided : choice->requested;
+    const bool instead = choice->executed == FTC_ALLTOALL_MODIFIED_BRUCK && !bruck_room;
+    if (instead)
+        choice->executed = FTC_ALLTOALL_LINEAR;
     if (comm->verbose && comm->rank == 0 && choice->executed != executed_before)
         fprintf(stderr, "ftcoll: alltoall on %d ranks: %s%s\n", n,
                 ftc_alltoall_algorithm_name(choice->executed),
-                choice->requested == FTC_ALLTOALL_AUTO ? " (decision table)" : " (forced)");
+                instead ? " (no modified Bruck for this call)"
+                : choice->requested == FTC_ALLTOALL_AUTO ? " (decision table)" : " (forced)");
     return choice->executed;
 }

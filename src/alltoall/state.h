@@ -22,6 +22,9 @@ struct ftc_alltoall_state {
     /* an in-place call's blocks to send, packed before any arrives */
     char *packed;
     size_t packed_capacity;
+    /* the modified Bruck's slots and messages (alltoall/bruck.c) */
+    char *relayed;
+    size_t relayed_capacity;
 };
 
 #endif

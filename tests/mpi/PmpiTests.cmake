@@ -119,8 +119,8 @@ pmpi_test(pmpi.ftcrun.bad_scan_algorithm 1 ${expect_run} 2
   "--algorithm exscan=\"linear\": expected ftcoll, allgather \\(its one algorithm\\) or native" --
   ${ftcrun} -n 2 --algorithm exscan=linear -- true)
 pmpi_test(pmpi.ftcrun.bad_alltoall_algorithm 1 ${expect_run} 2
-  "--algorithm alltoallv=\"bruck\": expected ftcoll, auto, linear, pairwise or native" --
-  ${ftcrun} -n 2 --algorithm alltoallv=bruck -- true)
+  "--algorithm alltoallv=\"ring\": expected ftcoll, auto, linear, pairwise, modified_bruck or native" --
+  ${ftcrun} -n 2 --algorithm alltoallv=ring -- true)
 pmpi_test(pmpi.ftcrun.bad_reduce_scatter_algorithm 1 ${expect_run} 2
   "--algorithm reduce_scatter=\"ring\": expected ftcoll, allreduce \\(its one algorithm\\) or native" --
   ${ftcrun} -n 2 --algorithm reduce_scatter=ring -- true)

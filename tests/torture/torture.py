@@ -50,7 +50,7 @@ MEASURING_TREE = "check=64"
 ALLGATHERV_ALGORITHMS = ["linear", "bruck", "ring", "neighbor_exchange", "two_proc", "sparbit"]
 GATHER_ALGORITHMS = ["basic_linear", "binomial", "linear_sync"]
 SCATTER_ALGORITHMS = ["basic_linear", "binomial"]
-ALLTOALL_ALGORITHMS = ["linear", "pairwise"]
+ALLTOALL_ALGORITHMS = ["linear", "pairwise", "modified_bruck"]
 CALIBRATION_CALLS = 400
 MAX_CALLS = 50000
 

@@ -12,7 +12,8 @@
  * when the sender holds it (inside the call, or past it with the copy
  * kept); afterwards every destination inside the call holds every
  * surviving sender's block, and lacks only dead senders'. Also the
- * decision tables against Open MPI 5.0's rules, and the names.
+ * decision tables against Open MPI 5.0's rules, the modified Bruck's room
+ * reserved wherever the table may pick it, and the names.
  * Exhaustive over the states for p <= 4 (random arrivals), random states
  * for every p in 1..64.
  */
@@ -135,11 +136,12 @@ static void test_random_states(void **unused)
 }
 
 /* Open MPI 5.0's alltoall rules (its linear_sync as linear, two_proc as
- * pairwise, modified Bruck as linear) and its alltoallv rules. */
+ * pairwise) and its alltoallv rules. */
 static void test_decision_tables(void **unused)
 {
     (void)unused;
-    const ftc_alltoall_algorithm LIN = FTC_ALLTOALL_LINEAR, PW = FTC_ALLTOALL_PAIRWISE;
+    const ftc_alltoall_algorithm LIN = FTC_ALLTOALL_LINEAR, PW = FTC_ALLTOALL_PAIRWISE,
+                                 BR = FTC_ALLTOALL_MODIFIED_BRUCK;
     assert_int_equal(ftc_alltoall_decide(2, 4), PW);
     assert_int_equal(ftc_alltoall_decide(2, 32767), PW);
     assert_int_equal(ftc_alltoall_decide(2, 32768), LIN);
@@ -150,7 +152,25 @@ static void test_decision_tables(void **unused)
     assert_int_equal(ftc_alltoall_decide(7, 1048576), LIN);
     for (int p = 8; p < 128; p++)
         assert_int_equal(ftc_alltoall_decide(p, (size_t)p * 1000), LIN);
-    assert_int_equal(ftc_alltoall_decide(20, 100), LIN);   /* Open MPI's modified Bruck */
+    /* the modified Bruck: small blocks from 16 ranks on */
+    assert_int_equal(ftc_alltoall_decide(15, 100), LIN);
+    assert_int_equal(ftc_alltoall_decide(16, 3), LIN);
+    assert_int_equal(ftc_alltoall_decide(16, 4), BR);
+    assert_int_equal(ftc_alltoall_decide(31, 511), BR);
+    assert_int_equal(ftc_alltoall_decide(31, 512), LIN);
+    assert_int_equal(ftc_alltoall_decide(32, 0), BR);
+    assert_int_equal(ftc_alltoall_decide(63, 511), BR);
+    assert_int_equal(ftc_alltoall_decide(63, 512), LIN);
+    assert_int_equal(ftc_alltoall_decide(64, 1023), BR);
+    assert_int_equal(ftc_alltoall_decide(64, 1024), LIN);
+    assert_int_equal(ftc_alltoall_decide(100, 300000), PW);
+    assert_int_equal(ftc_alltoall_decide(511, 1023), BR);
+    assert_int_equal(ftc_alltoall_decide(512, 511), BR);
+    assert_int_equal(ftc_alltoall_decide(512, 512), LIN);
+    assert_int_equal(ftc_alltoall_decide(2047, 511), BR);
+    assert_int_equal(ftc_alltoall_decide(2048, 1023), BR);
+    assert_int_equal(ftc_alltoall_decide(4096, 2047), BR);
+    assert_int_equal(ftc_alltoall_decide(4096, 2048), LIN);
     assert_int_equal(ftc_alltoall_decide(200, 300000), PW);
     assert_int_equal(ftc_alltoall_decide(300, 40000), PW);
     assert_int_equal(ftc_alltoall_decide(600, 200000), LIN);
@@ -165,6 +185,25 @@ static void test_decision_tables(void **unused)
     assert_int_equal(ftc_alltoallv_decide(2048), LIN);
 }
 
+/* Where the table may pick the Bruck for some live count up to p, its
+ * room is reserved: exactly there. */
+static void test_bruck_room_where_picked(void **unused)
+{
+    (void)unused;
+    static const size_t blocks[] = { 0, 3, 4, 100, 511, 512, 1023, 1024, 2047, 2048, 4096 };
+    static const int sizes[] = { 1, 2, 15, 16, 17, 31, 32, 63, 64, 200, 511, 512, 600, 1024,
+                                 2048, 3000, 4096, 5000 };
+    for (size_t b = 0; b < sizeof(blocks) / sizeof(blocks[0]); b++)
+        for (size_t s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++) {
+            bool picked = false;
+            for (int n = 1; n <= sizes[s]; n++)
+                picked |= ftc_alltoall_decide(n, blocks[b]) == FTC_ALLTOALL_MODIFIED_BRUCK;
+            assert_int_equal(ftc_alltoall_may_pick_bruck(sizes[s], blocks[b]), picked);
+        }
+    assert_int_equal(ftc_alltoall_bruck_room(16, 10), 16 * 10 + 2 * (8 * 10 + 1));
+    assert_int_equal(ftc_alltoall_bruck_room(64, (size_t)1 << 30), 0);   /* messages too large */
+}
+
 static void test_names(void **unused)
 {
     (void)unused;
@@ -175,13 +214,20 @@ static void test_names(void **unused)
     assert_int_equal(a, FTC_ALLTOALL_LINEAR);
     assert_true(ftc_alltoall_parse_name("0", &a));
     assert_int_equal(a, FTC_ALLTOALL_AUTO);
-    assert_false(ftc_alltoall_parse_name("modified_bruck", &a));
-    assert_false(ftc_alltoall_parse_name("3", &a));
+    const char *const bruck[] = { "modified_bruck", "bruck", "3" };
+    for (int i = 0; i < 3; i++) {
+        a = FTC_ALLTOALL_AUTO;
+        assert_true(ftc_alltoall_parse_name(bruck[i], &a));
+        assert_int_equal(a, FTC_ALLTOALL_MODIFIED_BRUCK);
+    }
+    assert_false(ftc_alltoall_parse_name("4", &a));
     assert_string_equal(ftc_alltoall_algorithm_name(FTC_ALLTOALL_LINEAR), "linear");
-    assert_null(ftc_alltoall_algorithm_name((ftc_alltoall_algorithm)3));
+    assert_string_equal(ftc_alltoall_algorithm_name(FTC_ALLTOALL_MODIFIED_BRUCK),
+                        "modified_bruck");
+    assert_null(ftc_alltoall_algorithm_name((ftc_alltoall_algorithm)4));
     char list[128];
     ftc_alltoall_list_names(list, sizeof(list));
-    assert_string_equal(list, "auto (0), linear (1), pairwise (2)");
+    assert_string_equal(list, "auto (0), linear (1), pairwise (2), modified_bruck (3)");
 }
 
 int main(void)
@@ -190,6 +236,7 @@ int main(void)
         cmocka_unit_test(test_every_state_small),
         cmocka_unit_test(test_random_states),
         cmocka_unit_test(test_decision_tables),
+        cmocka_unit_test(test_bruck_room_where_picked),
         cmocka_unit_test(test_names),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
