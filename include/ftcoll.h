@@ -447,8 +447,9 @@ typedef enum {
  * as recvbuf), MPI_ERR_TYPE, MPI_ERR_ARG (this rank's sendcount x
  * size(sendtype) differs from its recvcount x size(recvtype)),
  * MPI_ERR_TRUNCATE at a rank alone, as in MPI (a block of another size
- * arrived: the others return MPI_SUCCESS), or the MPI error a transfer
- * returned.
+ * arrived: the others return MPI_SUCCESS; over modified Bruck, whose
+ * relayed blocks carry the error on, every rank returns it), or the MPI
+ * error a transfer returned.
  *
  * With ULFM, ranks may die before or during the call, and every survivor
  * returns MPI_SUCCESS with the block of every survivor in place, and a

@@ -42,10 +42,10 @@ int ftc_alltoall_wait_receive(ftc_alltoall_flow *f, int from, MPI_Request *r);
 /* The same for the receive r[0] and the send r[1] together. */
 int ftc_alltoall_wait_receive_and_send(ftc_alltoall_flow *f, int from, MPI_Request *r);
 
-/* Waits for the receive r[0] of a message of `bytes` from index `from` and
- * the send r[1]: *whole when both completed and the message brought
+/* Waits for the send r[1], then the receive r[0] of a message of `bytes`
+ * from index `from`: *whole when both completed and the message brought
  * exactly `bytes` (one of another size is f->error, and the exchange goes
- * on). Returns as ftc_alltoall_wait_receive. */
+ * on, its send already complete). Returns as ftc_alltoall_wait_receive. */
 int ftc_alltoall_wait_message(ftc_alltoall_flow *f, int from, MPI_Request *r, int bytes,
                               bool *whole);
 

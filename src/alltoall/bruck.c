@@ -9,7 +9,7 @@
  *   rank i, slot j: i's block for i+j (mod n)   (own block: in place already)
  *   step d = 1, 2, 4 .. < n:
  *       pack the slots with bit d, and the relay's word  -> one message
- *       send it to i+d, receive i-d's, wait for both
+ *       send it to i+d, receive i-d's, wait for the send, then the receive
  *       a slot whose highest bit is d has arrived: (i-j)'s block, placed in
  *       recvbuf and counted; the others go back into their slots
  *
@@ -49,9 +49,12 @@
  *    its receiver that block from its sender (send buffer or kept copy) in
  *    the recovery round, never a wrong one. A dead rank's block still
  *    travelling is lost, as one it had not sent yet, and the report says so;
- *  - a send released at a failure may read the room until MPI drops it; it
- *    can match no later receive (the next attempt runs on a new epoch's
- *    communicator), so the next call may overwrite the room.
+ *  - a step's send is waited for before its receive, since a receive of
+ *    the wrong size releases what it waits with and the exchange goes on,
+ *    writing the next message where that send would still read; only a
+ *    failure releases a send, and the survivors meet before the room is
+ *    written again (the released send, on the ended epoch's communicator,
+ *    can match no later receive).
  *
  * Cost: ceil(log2 n) (alpha + (n/2) m beta), m the block's bytes, plus
  * packing and copying about n m bytes a step: fewer messages than linear

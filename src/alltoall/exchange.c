@@ -5,9 +5,10 @@
  *
  *   own block   copied from the row into the column first (in place: it
  *               is there already)
- *   exchange    the algorithm (linear.c, pairwise.c) over the epoch's
- *               communicator with the call's tag; a block counts once its
- *               receive completed whole
+ *   exchange    the algorithm (linear.c, pairwise.c, bruck.c) over the
+ *               epoch's communicator with the call's tag; a block counts
+ *               once it is in place after its last move (its receive
+ *               completed whole; with Bruck, the last relay's message)
  *   acks        a block above its share of FTC_ALLTOALL_KEPT_BYTES (that
  *               over the other live ranks) is acknowledged: its receiver
  *               sends an empty message once every block arrived, and its
@@ -120,10 +121,17 @@ int ftc_alltoall_wait_receive_and_send(ftc_alltoall_flow *f, int from, MPI_Reque
     return wait_receive_and_sends(f, from, r, 1);
 }
 
+/* The send first, alone: a receive of the wrong size would release a send
+ * still pending (as a failure does), and the exchange goes on past such a
+ * receive, writing its next message where that send may still read. */
 int ftc_alltoall_wait_message(ftc_alltoall_flow *f, int from, MPI_Request *r, int bytes,
                               bool *whole)
 {
-    return wait_whole(f, from, r, 1, bytes, "message of relayed blocks", whole);
+    *whole = false;
+    const int rc = ftc_ft_wait_in_flow(f->comm, &r[1], NULL, 1, STEP_ENTER, f->a->name,
+                                       "exchanging blocks with", rank_at(f, from));
+    return rc == MPI_SUCCESS ? wait_whole(f, from, r, 0, bytes, "message of relayed blocks", whole)
+                             : rc;
 }
 
 int ftc_alltoall_wait_sends(ftc_alltoall_flow *f, MPI_Request *sends, int count, int to)
