@@ -246,14 +246,14 @@ static void child_run(const flow *f, int i, int *first, int *last)
     *last = f->tree->subtree_end(*first, f->n);
 }
 
-/* Children in the order their runs go out: the farthest first where runs
- * differ in size (the largest has the most hops ahead of it), else
- * nearest first, as Open MPI's linear scatter sends. */
-static int child_in_send_order(const flow *f, int children, int k)
+/* Whether the children's runs go out farthest first: where runs differ in
+ * size (the largest has the most hops ahead of it); else nearest first,
+ * as Open MPI's linear scatter sends. */
+static bool largest_first(const flow *f, int children)
 {
     int first, last;
     child_run(f, children - 1, &first, &last);
-    return last - first > 1 ? children - 1 - k : k;
+    return last - first > 1;
 }
 
 /* Every child's run sent from here (the root, or a rank passing its
@@ -266,8 +266,9 @@ static int post_sends(flow *f, MPI_Request *sends, int children, const char *fro
     int rc = MPI_SUCCESS;
     for (int k = 0; k < children; k++)
         sends[k] = MPI_REQUEST_NULL;
+    const bool reversed = children > 0 && largest_first(f, children);
     for (int k = 0; rc == MPI_SUCCESS && k < children; k++) {
-        const int i = child_in_send_order(f, children, k);
+        const int i = reversed ? children - 1 - k : k;
         int first, last;
         child_run(f, i, &first, &last);
         if (f->is_hub)
