@@ -514,8 +514,9 @@ int ftc_alltoall_last_choice(ftc_comm_t comm, ftc_alltoall_choice *out);
  * blocks of `block_bytes` (sendcount x size of sendtype), as Open MPI 5
  * decides: its linear and linear_sync (which posts every request at once
  * unless told otherwise) are linear, its pairwise and two_proc pairwise,
- * its modified Bruck the modified Bruck (blocks under 512 B to 2 KiB from
- * 16 ranks on, select.c). */
+ * its modified Bruck the modified Bruck (from 16 ranks on, blocks under
+ * 512 B to 2 KiB by the rank count, and on 16 to 31 ranks from 4 B:
+ * select.c). */
 ftc_alltoall_algorithm ftc_alltoall_decide(int p, size_t block_bytes);
 
 /* The same for ftc_alltoallv, which Open MPI decides by p alone. */
