@@ -157,3 +157,27 @@ int ftc_typed_copy(const void *src, int scount, MPI_Datatype stype, bool scontig
     free(packed);
     return rc == MPI_SUCCESS ? MPI_SUCCESS : ftc_fail_mpi(rc, "local block copy failed");
 }
+
+int ftc_pack_block(const void *from, int count, MPI_Datatype type, bool dense, void *into,
+                   size_t bytes, MPI_Comm comm)
+{
+    if (dense) {
+        if (bytes > 0)
+            memcpy(into, from, bytes);
+        return MPI_SUCCESS;
+    }
+    int position = 0;
+    return MPI_Pack(from, count, type, into, (int)bytes, &position, comm);
+}
+
+int ftc_unpack_block(const void *from, size_t bytes, void *to, int count, MPI_Datatype type,
+                     bool dense, MPI_Comm comm)
+{
+    if (dense) {
+        if (bytes > 0)
+            memcpy(to, from, bytes);
+        return MPI_SUCCESS;
+    }
+    int position = 0;
+    return MPI_Unpack(from, (int)bytes, &position, to, count, type, comm);
+}

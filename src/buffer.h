@@ -92,4 +92,15 @@ int ftc_slots_room(MPI_Datatype type, int count, MPI_Aint extent, int n, char **
 int ftc_typed_copy(const void *src, int scount, MPI_Datatype stype, bool scontiguous,
                    void *dst, int rcount, MPI_Datatype rtype, bool rcontiguous, MPI_Comm comm);
 
+/*
+ * One block between its typed place and `bytes` packed bytes: a copy
+ * where the caller knows the type dense (its bytes are the packed form),
+ * else MPI_Pack or MPI_Unpack through `comm` (as ftc_typed_copy's).
+ * Returns MPI's code; the caller says which block failed.
+ */
+int ftc_pack_block(const void *from, int count, MPI_Datatype type, bool dense, void *into,
+                   size_t bytes, MPI_Comm comm);
+int ftc_unpack_block(const void *from, size_t bytes, void *to, int count, MPI_Datatype type,
+                     bool dense, MPI_Comm comm);
+
 #endif

@@ -154,14 +154,8 @@ void ftc_alltoall_abandon(MPI_Request *requests, int receives, int sends)
 static int pack_block(const ftc_alltoall_flow *f, int rank, char *into, size_t bytes)
 {
     const ftc_alltoall_call *a = f->a;
-    if (a->send_contiguous) {
-        if (bytes > 0)
-            memcpy(into, ftc_block_place(&a->send, rank), bytes);
-        return MPI_SUCCESS;
-    }
-    int position = 0;
-    const int rc = MPI_Pack(ftc_block_place(&a->send, rank), a->send.counts[rank], a->send.type,
-                            into, (int)bytes, &position, f->comm->comm);
+    const int rc = ftc_pack_block(ftc_block_place(&a->send, rank), a->send.counts[rank],
+                                  a->send.type, a->send_contiguous, into, bytes, f->comm->comm);
     return rc == MPI_SUCCESS ? MPI_SUCCESS
                              : ftc_fail_mpi(rc, "%s: packing the block for rank %d failed",
                                             a->name, rank);
@@ -178,13 +172,9 @@ void ftc_alltoall_place_block(ftc_alltoall_flow *f, int from, const char *bytes)
     const ftc_alltoall_call *a = f->a;
     const int rank = rank_at(f, from);
     const size_t size = bytes_of(&a->recv, rank);
-    void *place = ftc_block_place(&a->recv, rank);
-    int rc = MPI_SUCCESS, position = 0;
-    if (a->recv_contiguous && size > 0)
-        memcpy(place, bytes, size);
-    else if (!a->recv_contiguous)
-        rc = MPI_Unpack(bytes, (int)size, &position, place, a->recv.counts[rank], a->recv.type,
-                        f->comm->comm);
+    const int rc = ftc_unpack_block(bytes, size, ftc_block_place(&a->recv, rank),
+                                    a->recv.counts[rank], a->recv.type, a->recv_contiguous,
+                                    f->comm->comm);
     if (rc == MPI_SUCCESS)
         ftc_holdings_add(f->held, rank);
     else if (f->error == MPI_SUCCESS)   /* out of memory for a derived type: this rank's alone */

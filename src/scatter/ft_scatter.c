@@ -140,14 +140,9 @@ static const char *place_of(const flow *f, int rank)
 static int pack_block(const flow *f, int rank, char *into, size_t bytes)
 {
     const ftc_scatter_call *s = f->s;
-    if (s->send_contiguous && ftc_type_is_predefined(s->send_type)) {
-        if (bytes > 0)
-            memcpy(into, place_of(f, rank), bytes);
-        return MPI_SUCCESS;
-    }
-    int position = 0;
-    const int rc = MPI_Pack(place_of(f, rank), s->send_counts[rank], s->send_type, into,
-                            (int)bytes, &position, f->comm->comm);
+    const bool dense = s->send_contiguous && ftc_type_is_predefined(s->send_type);
+    const int rc = ftc_pack_block(place_of(f, rank), s->send_counts[rank], s->send_type, dense,
+                                  into, bytes, f->comm->comm);
     return rc == MPI_SUCCESS ? MPI_SUCCESS
                              : ftc_fail_mpi(rc, "%s: packing rank %d's block failed",
                                             s->name, rank);
@@ -346,13 +341,9 @@ static int unpack_own_block(const flow *f)
     const ftc_scatter_call *s = f->s;
     if (s->recv_bytes == 0)
         return MPI_SUCCESS;
-    if (s->recv_contiguous && ftc_type_is_predefined(s->recv_type)) {
-        memcpy(s->recv, s->room, s->recv_bytes);
-        return MPI_SUCCESS;
-    }
-    int position = 0;
-    const int rc = MPI_Unpack(s->room, (int)s->recv_bytes, &position, s->recv, s->recv_count,
-                              s->recv_type, f->comm->comm);
+    const bool dense = s->recv_contiguous && ftc_type_is_predefined(s->recv_type);
+    const int rc = ftc_unpack_block(s->room, s->recv_bytes, s->recv, s->recv_count, s->recv_type,
+                                    dense, f->comm->comm);
     return rc == MPI_SUCCESS ? MPI_SUCCESS
                              : ftc_fail_mpi(rc, "%s: unpacking rank %d's block failed", s->name,
                                             f->comm->rank);
