@@ -44,6 +44,18 @@ static inline bool ftc_holdings_has(const ftc_holdings *h, int rank)
     return (h->words[rank / 64] >> (rank % 64)) & 1u;
 }
 
+/* Keeps the ranks below `end` only. */
+static inline void ftc_holdings_keep_below(ftc_holdings *h, int end)
+{
+    for (int w = 0; w < ftc_holdings_words(h->size); w++) {
+        const int first = 64 * w;
+        if (first >= end)
+            h->words[w] = 0;
+        else if (end - first < 64)
+            h->words[w] &= (UINT64_C(1) << (end - first)) - 1;
+    }
+}
+
 static inline void ftc_holdings_copy(ftc_holdings *to, const ftc_holdings *from)
 {
     for (int w = 0; w < ftc_holdings_words(from->size); w++)

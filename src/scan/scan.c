@@ -1,13 +1,14 @@
 /*
- * ftc_scan and ftc_exscan: check the arguments, then gather the inputs
- * and fold this rank's prefix (gather_fold.c), which also ends the call
- * over the survivors after a failure.
+ * ftc_scan and ftc_exscan: check the arguments, then run the chain (small
+ * inputs, chain.c) or gather the inputs and fold this rank's prefix
+ * (gather_fold.c), as select.c picks; each also ends the call over the
+ * survivors after a failure.
  *
  *   rank 0 [a]  rank 1 [b]  rank 2 [c]
  *       scan    ->  [a]        [a op b]   [a op b op c]
  *       exscan  ->  (as it was) [a]       [a op b]
  *
- * Cost: gather_fold.c's.
+ * Cost: chain.c's or gather_fold.c's.
  */
 #include <limits.h>
 #include <stdlib.h>
@@ -34,7 +35,7 @@ static void scan_release(ftc_comm_t comm)
 {
     if (!comm->scan)
         return;
-    free(comm->scan->inputs);
+    free(comm->scan->room);
     free(comm->scan);
     comm->scan = NULL;
 }
@@ -67,7 +68,8 @@ static int check_buffers(const ftc_scan_call *call, const void *sendbuf, bool in
     return MPI_SUCCESS;
 }
 
-/* Every rank's input is gathered: p blocks within what the allgather takes. */
+/* Every rank's input may be gathered: p blocks within what the allgather
+ * takes. */
 static int check_total(const ftc_scan_call *call)
 {
     const int p = call->comm->size;

@@ -6,8 +6,10 @@
 #include <stddef.h>
 
 struct ftc_scan_state {
-    char *inputs;                /* every rank's input, gathered: rank r's block r */
-    size_t inputs_capacity;
+    /* the blocks: every rank's input gathered (gather_fold.c: rank r's
+     * block r), or the chain's prefix and inputs so far (chain.c) */
+    char *room;
+    size_t room_capacity;
 };
 
 #endif

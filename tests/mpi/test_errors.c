@@ -767,6 +767,30 @@ static void first_wins(void *in, void *inout, int *len, MPI_Datatype *type)
     memcpy(inout, in, sizeof(int) * (size_t)*len);
 }
 
+/* Ranks that disagree on count (rank 1 passes one more) in the scan's
+ * chain: rank 0 completes, and every rank after it returns
+ * MPI_ERR_TRUNCATE instead of waiting; a good call follows. On a fresh
+ * communicator, whose first call runs the chain. */
+static int check_scan_count_mismatch(int rank, int p)
+{
+    if (p < 2)
+        return 0;
+    ftc_comm_t fresh;
+    if (ftc_comm_create(MPI_COMM_WORLD, &fresh) != MPI_SUCCESS)
+        return failed("ftc_comm_create", ftc_error_message());
+    int send[3] = { rank, rank, rank }, recv[3] = { -1, -1, -1 };
+    const int rc = ftc_scan(send, recv, rank == 1 ? 3 : 2, MPI_INT, MPI_SUM, fresh);
+    int f = rank == 0 ? expect_success("ftc_scan: rank 0 before a count that differs", rc)
+                      : expect_error("ftc_scan: rank 1's count differs", rc, MPI_ERR_TRUNCATE,
+                                     NULL);
+    f += expect_success("ftc_scan after the mismatch",
+                        ftc_scan(send, recv, 2, MPI_INT, MPI_SUM, fresh));
+    f += expect_true("ftc_scan's result after the mismatch",
+                     recv[0] == rank * (rank + 1) / 2 && recv[1] == rank * (rank + 1) / 2);
+    f += expect_success("ftc_comm_free", ftc_comm_free(&fresh));
+    return f;
+}
+
 static int check_scan_arguments(ftc_comm_t comm, int rank, int p)
 {
     int send[2] = { rank, 2 * rank }, recv[2] = { 0, 0 };
@@ -812,8 +836,7 @@ static int check_scan_arguments(ftc_comm_t comm, int rank, int p)
     f += expect_true("ftc_exscan's result", rank == 0 ? recv[0] == -1 && recv[1] == -1
                                                       : recv[0] == rank * (rank - 1) / 2
                                                             && recv[1] == rank * (rank - 1));
-    (void)p;
-    return f;
+    return f + check_scan_count_mismatch(rank, p);
 }
 
 static int check_gatherv_arguments(ftc_comm_t comm, int rank, int p)

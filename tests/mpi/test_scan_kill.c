@@ -2,10 +2,12 @@
  * Real process deaths during ftc_scan and ftc_exscan (ULFM only).
  * FTCOLL_INJECT (set by the scenario runner,
  * tests/scripts/allreduce_kill_table.sh, from scan_kill_scenarios.txt)
- * kills ranks at the allgather's points, which the scans run: as they
- * enter a call (step=0), once every input reached them (step=1), in the
- * confirmation (step=2, ...) or in the recovery; FTCOLL_ALLGATHER_ALGORITHM
- * picks the plan. Every rank makes CALLS calls, odd ones ftc_scan, even
+ * kills ranks at the points of the algorithm a call runs. The chain
+ * (small calls: p x N <= 16 KiB): as they enter (step=0), once the
+ * message from the rank before arrived (step=1: before passing it on, or
+ * at=after-send once passed on), or in the recovery. The allgather's
+ * (larger calls): step=0, step=1 once every input arrived, the
+ * confirmation (step=2, ...); FTCOLL_ALLGATHER_ALGORITHM picks its plan. Every rank makes CALLS calls, odd ones ftc_scan, even
  * ones ftc_exscan, of COUNTS[c - 1] elements, the ops in turn (MPI_SUM on
  * ints, MPI_MAX on doubles, MPI_MINLOC on MPI_DOUBLE_INT, a user's sum, a
  * user's op that is not commutative); calls 3 and 6 in place.
@@ -13,9 +15,11 @@
  * Checked on every survivor, for every call: MPI_SUCCESS; this rank in the
  * report's S; every element of the result the inputs of S's ranks up to
  * this one (exscan: before it) combined in rank order, or recvbuf as it
- * was where S has none of them. Then, over a communicator of the
- * survivors: every call's S the same on every survivor. The lowest
- * survivor prints one line (S of each call, in hexadecimal):
+ * was where S has none of them; no rank above this one in the report (S is
+ * defined up to the caller). Then, over a communicator of the survivors:
+ * any two survivors r < q agree on every call's S up to r. The lowest
+ * survivor prints one line (S of each call as the highest survivor
+ * reports it, in hexadecimal):
  *   scan-kill p=P survivors=N calls=C wrong=W S=[ff f7 ...]: PASS|FAIL
  */
 #include <stdbool.h>
@@ -92,6 +96,11 @@ static int check_call(ftc_comm_t comm, const MPI_Op *user, int rank, int p, int 
         wrong++;
     } else {
         wrong += reported_set(comm, &recovered_before, rank, p, call, valid);
+        if (rank + 1 < 64 && *valid >> (rank + 1) != 0) {
+            fprintf(stderr, "FAIL rank %d call %d: S names ranks above it (%llx)\n", rank, call,
+                    (unsigned long long)*valid);
+            wrong++;
+        }
         if (!(*valid >> rank & 1)) {
             fprintf(stderr, "FAIL rank %d call %d: its own input is not in S\n", rank, call);
             wrong++;
@@ -102,6 +111,49 @@ static int check_call(ftc_comm_t comm, const MPI_Op *user, int rank, int p, int 
     free(recv);
     free(before);
     return wrong;
+}
+
+/* Survivors r < q must agree on S up to r, call by call: every survivor
+ * checks every pair. Returns the wrong calls of every survivor, a
+ * disagreement counted too; the lowest survivor prints the line. */
+static int report_prefix_sets(MPI_Comm survivors, int p, const uint64_t *sets, int wrong)
+{
+    int n, reporter, total_wrong = 0, rank;
+    MPI_Comm_size(survivors, &n);
+    MPI_Comm_rank(survivors, &reporter);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    uint64_t mine[CALLS + 1];
+    mine[0] = (uint64_t)rank;
+    memcpy(mine + 1, sets, sizeof(uint64_t) * CALLS);
+    uint64_t *all = checked_malloc(sizeof(uint64_t) * (CALLS + 1) * (size_t)n);
+    MPI_Allgather(mine, CALLS + 1, MPI_UINT64_T, all, CALLS + 1, MPI_UINT64_T, survivors);
+    MPI_Allreduce(&wrong, &total_wrong, 1, MPI_INT, MPI_SUM, survivors);
+    const uint64_t *highest = all + (size_t)(n - 1) * (CALLS + 1);   /* in rank order */
+    for (int call = 1; call <= CALLS; call++) {
+        bool agree = true;
+        for (int a = 0; a < n; a++)
+            for (int b = a + 1; b < n; b++) {
+                const uint64_t *low = all + (size_t)a * (CALLS + 1);
+                const uint64_t *high = all + (size_t)b * (CALLS + 1);
+                const int r = (int)low[0];
+                const uint64_t up_to_r = r >= 63 ? ~UINT64_C(0) : (UINT64_C(1) << (r + 1)) - 1;
+                agree &= (high[call] & up_to_r) == low[call];
+            }
+        if (!agree) {
+            if (reporter == 0)
+                fprintf(stderr, "FAIL call %d: survivors disagree on S up to one of them\n",
+                        call);
+            total_wrong++;
+        }
+    }
+    if (reporter == 0) {
+        printf("scan-kill p=%d survivors=%d calls=%d wrong=%d S=[", p, n, CALLS, total_wrong);
+        for (int call = 1; call <= CALLS; call++)
+            printf("%s%llx", call > 1 ? " " : "", (unsigned long long)highest[call]);
+        printf("]: %s\n", total_wrong ? "FAIL" : "PASS");
+    }
+    free(all);
+    return total_wrong;
 }
 
 int main(int argc, char **argv)
@@ -125,7 +177,7 @@ int main(int argc, char **argv)
     MPI_Comm survivors;
     if (ftc_comm_survivors(comm, &survivors) != MPI_SUCCESS)
         die(ftc_error_message());
-    const int total_wrong = report_same_sets("scan", survivors, p, valid, CALLS, wrong);
+    const int total_wrong = report_prefix_sets(survivors, p, valid, wrong);
     MPI_Comm_free(&survivors);
     ftc_comm_free(&comm);
     leave_without_finalize(total_wrong ? 1 : 0);

@@ -69,7 +69,9 @@
  * lengths in rank order: a run of one call of each kind ftc_scan's, the
  * next ftc_exscan's, half of them in place. Every rank checks every element exact over the ranks of
  * the call's S up to it (ftc_exscan: before it), or, where S has none of
- * them, recvbuf as it was; S is the same on every survivor (the digest).
+ * them, recvbuf as it was; S is defined up to the caller: any two
+ * survivors r < q agree on every call's S up to r (compared after the
+ * loop).
  *
  * Usage: torture_api CALLS [--length N] [--after none|allgather|survivors|both]
  *                    [--collective allreduce|bcast|allgather|allgatherv|gather|gatherv|
@@ -144,6 +146,10 @@ typedef struct {
     uint64_t dead;             /* union of the ranks reported dead */
     uint64_t last_s;           /* S of the last completed call */
     uint64_t ever_missing;     /* ranks some earlier S lacked */
+    /* the ranks an S names: everyone, but for a scan the ranks up to this
+     * one (its S is defined up to the caller) */
+    uint64_t scope;
+    uint64_t *scan_sets;       /* a scan's S of every call, compared after the loop */
     double loop_seconds;
 } run_state;
 
@@ -288,7 +294,7 @@ static int read_report(ftc_comm_t comm, run_state *st, int call, uint64_t *s, ui
 static int check_membership(run_state *st, int call, uint64_t s)
 {
     const uint64_t everyone = st->p == 64 ? ~0ULL : ((1ULL << st->p) - 1);
-    const uint64_t believed_alive = everyone & ~st->dead;
+    const uint64_t believed_alive = everyone & ~st->dead & st->scope;
     int bad = 0;
     if (!in_set(s, st->rank) || (believed_alive & ~s) != 0) {
         fprintf(stderr, "FAIL rank %d call %d: S=%#llx lacks a rank believed alive "
@@ -344,11 +350,14 @@ static void record_call(run_state *st, int call, uint64_t s, int bad)
 {
     bad += check_membership(st, call, s);
     st->wrong += bad != 0;
-    st->ever_missing |= ~s & (st->p == 64 ? ~0ULL : ((1ULL << st->p) - 1));
+    st->ever_missing |= ~s & (st->p == 64 ? ~0ULL : ((1ULL << st->p) - 1)) & st->scope;
     st->last_s = s;
     const int32_t call_number = call;
     st->digest = torture_digest_add(st->digest, &call_number, sizeof(call_number));
-    st->digest = torture_digest_add(st->digest, &s, sizeof(s));
+    if (st->scan_sets)   /* S up to each rank: compared after the loop */
+        st->scan_sets[call] = s;
+    else
+        st->digest = torture_digest_add(st->digest, &s, sizeof(s));
     st->done = call;
 }
 
@@ -996,17 +1005,57 @@ static void after_allgather(ftc_comm_t comm, run_state *st)
     }
 }
 
+/* The survivors' communicator (ftc_comm_survivors), or 1 with the error
+ * counted. */
+static int open_survivors(ftc_comm_t comm, run_state *st, MPI_Comm *survivors)
+{
+    if (ftc_comm_survivors(comm, survivors) == MPI_SUCCESS)
+        return 0;
+    fprintf(stderr, "ERROR rank %d: ftc_comm_survivors: %s\n", st->rank, ftc_error_message());
+    st->errors++;
+    return 1;
+}
+
+/* A scan's S is defined up to the caller: any two survivors r < q must
+ * agree on every call's S up to r (plain MPI on the communicator
+ * ftc_comm_survivors gives). Each disagreeing call counts as wrong. */
+static void after_scans(ftc_comm_t comm, run_state *st, int calls)
+{
+    MPI_Comm survivors;
+    if (open_survivors(comm, st, &survivors) != 0)
+        return;
+    int n;
+    MPI_Comm_size(survivors, &n);
+    const size_t row = (size_t)calls + 1;   /* the rank, then S of calls 1 .. calls */
+    uint64_t *all = malloc(sizeof(uint64_t) * row * (size_t)n);
+    if (!all)
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    st->scan_sets[0] = (uint64_t)st->rank;
+    MPI_Allgather(st->scan_sets, (int)row, MPI_UINT64_T, all, (int)row, MPI_UINT64_T, survivors);
+    for (int a = 0; a < n; a++)
+        for (int b = a + 1; b < n; b++) {
+            const uint64_t *low = all + (size_t)a * row, *high = all + (size_t)b * row;
+            const int r = (int)low[0];
+            const uint64_t up_to_r = r >= 63 ? ~0ULL : (1ULL << (r + 1)) - 1;
+            for (int call = 1; call <= calls; call++)
+                if ((high[call] & up_to_r) != low[call] && (int)high[0] == st->rank) {
+                    fprintf(stderr, "FAIL rank %d call %d: S=%#llx up to rank %d, which has "
+                            "S=%#llx\n", st->rank, call, (unsigned long long)high[call], r,
+                            (unsigned long long)low[call]);
+                    st->wrong++;
+                }
+        }
+    free(all);
+    MPI_Comm_free(&survivors);
+}
+
 /* The survivors compare digests among themselves (plain MPI on the
  * communicator ftc_comm_survivors gives). */
 static void after_survivors(ftc_comm_t comm, run_state *st)
 {
     MPI_Comm survivors;
-    if (ftc_comm_survivors(comm, &survivors) != MPI_SUCCESS) {
-        fprintf(stderr, "ERROR rank %d: ftc_comm_survivors: %s\n", st->rank,
-                ftc_error_message());
-        st->errors++;
+    if (open_survivors(comm, st, &survivors) != 0)
         return;
-    }
     int outcome = torture_compare_digests(st->digest, survivors, st->rank);
     st->errors += outcome < 0;
     st->wrong += outcome > 0;
@@ -1135,6 +1184,14 @@ int main(int argc, char **argv)
         MPI_Finalize();
         return 2;
     }
+    const uint64_t everyone = st.p == 64 ? ~0ULL : (1ULL << st.p) - 1;
+    st.scope = everyone;
+    if (opt.collective == LOOP_SCAN) {
+        st.scope &= st.rank >= 63 ? ~0ULL : (1ULL << (st.rank + 1)) - 1;
+        st.scan_sets = calloc((size_t)opt.calls + 2, sizeof(uint64_t));
+        if (!st.scan_sets)
+            MPI_Abort(MPI_COMM_WORLD, 2);
+    }
     torture_write_pid_file(st.rank);
     torture_map_progress(st.rank);
     ftc_comm_t comm;
@@ -1184,14 +1241,18 @@ int main(int argc, char **argv)
      * one allreduce gives it */
     if ((opt.collective == LOOP_BCAST || opt.collective == LOOP_GATHER
          || opt.collective == LOOP_GATHERV || opt.collective == LOOP_SCATTERV
-         || opt.collective == LOOP_REDUCE || exchanging) && st.errors == 0) {
+         || opt.collective == LOOP_REDUCE || opt.collective == LOOP_SCAN || exchanging)
+        && st.errors == 0) {
         const options cycling = { .calls = opt.calls, .fixed_length = 0 };
+        st.scope = everyone;   /* an allreduce's S names every rank */
         torture_call(comm, &st, &cycling, opt.calls + 1, user_op, send, recv);
     }
     st.loop_seconds = MPI_Wtime() - start;
 
     /* After an error the ranks may be in different calls: only the
      * communicator's release is still worth trying. */
+    if (st.errors == 0 && st.scan_sets)
+        after_scans(comm, &st, opt.calls);
     if (st.errors == 0 && (opt.after == AFTER_ALLGATHER || opt.after == AFTER_BOTH))
         after_allgather(comm, &st);
     if (st.errors == 0 && (opt.after == AFTER_SURVIVORS || opt.after == AFTER_BOTH))
@@ -1204,6 +1265,7 @@ int main(int argc, char **argv)
     fflush(stderr);
     free(send);
     free(recv);
+    free(st.scan_sets);
     free(broadcast);
     free(gathered);
     free(exchanged);
