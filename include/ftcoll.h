@@ -597,7 +597,7 @@ int ftc_reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[
  * of ranks 0..r, combined in rank order, so the op need not be
  * commutative (a user's op too); MPI_IN_PLACE as sendbuf. Predefined
  * datatypes. Two algorithms: while p x count elements come to at most
- * 16 KiB, a chain down the ranks passing the prefix and the inputs so far;
+ * 16 KiB (on two ranks, at any size), a chain down the ranks passing the prefix and the inputs so far;
  * larger, and every 64th call on three ranks or more, ftc_allgather's call
  * gathers every rank's input (its decision table,
  * FTCOLL_ALLGATHER_ALGORITHM), then each rank folds its prefix. A room of

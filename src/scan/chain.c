@@ -4,18 +4,21 @@
  * every input so far.
  *
  *   live index i of n, a_i its input (N bytes), P_i = (..(a_0 op a_1)..) op a_i:
- *     receive  from i - 1, (i + 1) N + 1 bytes: [P_i-1 | a_0 .. a_i-1 | flag]
+ *     receive  from i - 1: [P_i-1 | a_0 .. a_i-1], (i + 1) N bytes
+ *              (from rank 0: [a_0], N bytes, P_0 being a_0)
  *     combine  scan:   recvbuf = P_i-1 op a_i      (a_0 at i = 0)
  *              exscan: recvbuf = P_i-1, and P_i = P_i-1 op a_i
- *     send     to i + 1, (i + 2) N + 1 bytes:      [P_i | a_0 .. a_i | flag]
+ *     send     to i + 1: [P_i | a_0 .. a_i], (i + 2) N bytes
  *
- *   n = 3, scan:  0 --[a0 | a0 | 0]--> 1 --[a0+a1 | a0 a1 | 0]--> 2
- *                 a0                   a0+a1                      (a0+a1)+a2
+ *   n = 3, scan:  0 --[a0]--> 1 --[a0+a1 | a0 a1]--> 2
+ *                 a0          a0+a1                  (a0+a1)+a2
  *
- *   flag      1 once a rank upstream got a message of the wrong size (ranks
- *             that disagree on count): every rank after it returns
- *             MPI_ERR_TRUNCATE, instead of waiting for ever or combining
- *             what it never got
+ *   taint     a rank that got a message of the wrong size (ranks that
+ *             disagree on count), or an empty one, sends an empty message
+ *             on: every rank after it returns MPI_ERR_TRUNCATE, instead of
+ *             waiting for ever or combining what it never got. Nothing is
+ *             added to a message: at p = 2 it is MPI's, N bytes, and stays
+ *             within the transports' short-message sizes as long as MPI's
  *   failure   every wait includes the layer's sentinel: each survivor stops
  *             within milliseconds, holding its own input and, once its
  *             message arrived, the inputs of the live ranks before it
@@ -37,11 +40,11 @@
  * S out of prefixes; out of inputs they can. For small inputs that costs
  * bytes, not hops.
  *
- * Cost: n - 1 hops in a row, hop i carrying (i + 2) N + 1 bytes, one op
- * per rank; back-to-back calls pipeline down the chain, as Open MPI's
- * linear scan does. With three or more live ranks a rank copies (i + 1) N
- * bytes for late ranks. p N stays within FTC_SCAN_CHAIN_MAX_BYTES
- * (select.c).
+ * Cost: n - 1 hops in a row, hop i carrying (i + 2) N bytes (hop 0: N),
+ * one op per rank; back-to-back calls pipeline down the chain, as Open
+ * MPI's linear scan does. With three or more live ranks a rank copies
+ * (i + 1) N bytes for late ranks. p N stays within
+ * FTC_SCAN_CHAIN_MAX_BYTES on three ranks or more (select.c).
  */
 #include <string.h>
 
@@ -64,11 +67,14 @@ typedef struct {
     long number;
     int n, i;          /* live ranks; this rank's live index */
     size_t block;      /* N */
-    /* slot 0 the prefix, slot 1 + j live index j's input, the flag after
-     * the last slot of a message */
+    /* slot 0 the prefix, slot 1 + j live index j's input; rank 0's message
+     * is slot 1 alone (its input, which is P_0) */
     char *room;
     bool received;     /* the inputs of live indices 0 .. i - 1 are here */
-    bool placed;       /* this rank's own input is in slot 1 + i */
+    const char *own;   /* this rank's input once placed (NULL before): its
+                        * send buffer where that stays as it is to the end
+                        * and no message of this rank carries it beside
+                        * others, else slot 1 + i */
     int tag;
     MPI_Comm epoch;
 } chain;
@@ -77,8 +83,15 @@ static char *slot(const chain *c, int s) { return c->room + (size_t)s * c->block
 
 static int rank_of(const chain *c, int index) { return ftc_ft_live_ranks(c->ft)[index]; }
 
-/* The message that leaves live index i: P_i, i + 1 inputs, the flag. */
-static int message_bytes(const chain *c, int i) { return (int)((size_t)(i + 2) * c->block + 1); }
+/* The message that leaves live index i, and where it lies at both ends:
+ * P_i and i + 1 inputs from slot 0, or rank 0's input alone in slot 1. */
+static int message_bytes(const chain *c, int i)
+{
+    return (int)((size_t)(i == 0 ? 1 : i + 2) * c->block);
+}
+
+/* Where P_i-1 arrived: with rank 0's input, it is that input. */
+static const char *previous_prefix(const chain *c) { return slot(c, c->i == 1 ? 1 : 0); }
 
 /* The p inputs, side by side in whole 8-byte words, as the engine's
  * recovery and the kept copies see them: sized from p, never from the
@@ -95,27 +108,23 @@ static int receive(chain *c)
     const int expected = message_bytes(c, c->i - 1);
     const int previous = rank_of(c, c->i - 1);
     MPI_Request r = MPI_REQUEST_NULL;
-    int rc = ftc_p2p_irecv(c->room, expected, MPI_BYTE, c->i - 1, c->tag, c->epoch, &r);
+    const int rc = ftc_p2p_irecv(slot(c, c->i == 1 ? 1 : 0), expected, MPI_BYTE, c->i - 1, c->tag, c->epoch, &r);
     if (rc != MPI_SUCCESS)
         return ftc_fail_mpi(rc, "%s: a receive failed", c->call->name);
-    rc = ftc_ft_wait_in_flow(c->comm, &r, &expected, 1, STEP_ENTER, c->call->name,
-                             "receiving the prefix from", previous);
-    if (rc == MPI_SUCCESS && c->room[expected - 1] != 0)
-        rc = ftc_fail(MPI_ERR_TRUNCATE, "%s: a rank before this one (rank %d or earlier) got "
-                      "a message of the wrong size: do the ranks agree on count?",
-                      c->call->name, previous);
-    return rc;
+    return ftc_ft_wait_in_flow(c->comm, &r, &expected, 1, STEP_ENTER, c->call->name,
+                               "receiving the prefix (do the ranks agree on count?) from",
+                               previous);
 }
 
-/* The message to live index i + 1, with `flag`. */
-static int send_on(chain *c, char flag)
+/* The message to live index i + 1, or an empty one: the taint. */
+static int send_on(chain *c, bool tainted)
 {
-    const int bytes = message_bytes(c, c->i);
+    const int bytes = tainted ? 0 : message_bytes(c, c->i);
     const int next = rank_of(c, c->i + 1);
-    c->room[bytes - 1] = flag;
     MPI_Request r = MPI_REQUEST_NULL;
     const int expected = -1;
-    const int rc = ftc_p2p_isend(c->room, bytes, MPI_BYTE, c->i + 1, c->tag, c->epoch, &r);
+    const void *from = c->i == 0 ? c->own : slot(c, 0);
+    const int rc = ftc_p2p_isend(from, bytes, MPI_BYTE, c->i + 1, c->tag, c->epoch, &r);
     if (rc != MPI_SUCCESS)
         return ftc_fail_mpi(rc, "%s: sending to rank %d failed", c->call->name, next);
     ftc_allreduce_injection_point(c->comm, c->number, STEP_RECEIVED, FTC_INJECT_AFTER_SEND, &r);
@@ -132,38 +141,37 @@ static int reduce(const chain *c, const void *in, void *inout)
     return MPI_SUCCESS;
 }
 
-/* Slot 0 holds P_i-1 (i > 0) and slot 1 + i this rank's input: recvbuf
- * gets the result, and slot 0 becomes P_i where a rank follows. The slot
- * after the own one is free until the flag is written. */
+/* previous_prefix() holds P_i-1 (i > 0), c->own this rank's input: recvbuf
+ * gets the result, and slot 0 becomes P_i where a rank follows (rank 0's
+ * message is its input). The slot after the own one is free. */
 static int combine(chain *c)
 {
     const ftc_scan_call *call = c->call;
     const size_t bytes = c->block;
     const bool followed = c->i + 1 < c->n;
-    const char *own = slot(c, 1 + c->i);
+    const char *own = c->own;
     if (bytes == 0)
         return MPI_SUCCESS;
     if (c->i == 0) {
         if (!call->exclusive && call->result != call->input)
             memcpy(call->result, own, bytes);
-        if (followed)
-            memcpy(slot(c, 0), own, bytes);
         return MPI_SUCCESS;
     }
+    const char *previous = previous_prefix(c);
     if (!call->exclusive) {
         if (call->result != call->input)
             memcpy(call->result, own, bytes);
-        const int rc = reduce(c, slot(c, 0), call->result);
+        const int rc = reduce(c, previous, call->result);
         if (rc == MPI_SUCCESS && followed)
             memcpy(slot(c, 0), call->result, bytes);
         return rc;
     }
-    memcpy(call->result, slot(c, 0), bytes);
+    memcpy(call->result, previous, bytes);
     if (!followed)
         return MPI_SUCCESS;
     char *next_prefix = slot(c, 2 + c->i);
     memcpy(next_prefix, own, bytes);
-    const int rc = reduce(c, slot(c, 0), next_prefix);
+    const int rc = reduce(c, previous, next_prefix);
     if (rc == MPI_SUCCESS)
         memcpy(slot(c, 0), next_prefix, bytes);
     return rc;
@@ -173,11 +181,26 @@ static int combine(chain *c)
  * that none waits for ever, and this rank returns `rc`. */
 static int pass_error_on(chain *c, int rc)
 {
-    if (c->i + 1 < c->n && !ftc_ft_survivable(rc)) {
-        memset(c->room, 0, (size_t)message_bytes(c, c->i));
-        (void)send_on(c, 1);
-    }
+    if (c->i + 1 < c->n && !ftc_ft_survivable(rc))
+        (void)send_on(c, true);
     return rc;
+}
+
+/* This rank's input where it stays to the end of the call: its send
+ * buffer, unless the result overwrites it (in place, but at rank 0, whose
+ * recvbuf keeps it) or a message carries it beside the others (a rank
+ * between the first and the last), else copied into its slot. */
+static void place_own(chain *c)
+{
+    const ftc_scan_call *call = c->call;
+    const bool stays = call->input != call->result || c->i == 0;
+    const bool in_message = c->i > 0 && c->i + 1 < c->n;
+    c->own = call->input;
+    if (stays && !in_message)
+        return;
+    if (c->block > 0)
+        memcpy(slot(c, 1 + c->i), call->input, c->block);
+    c->own = slot(c, 1 + c->i);
 }
 
 static int run_flow(chain *c)
@@ -189,15 +212,13 @@ static int run_flow(chain *c)
     if (rc != MPI_SUCCESS)
         return pass_error_on(c, rc);
     c->received = true;
-    if (c->block > 0)
-        memcpy(slot(c, 1 + c->i), c->call->input, c->block);
-    c->placed = true;
+    place_own(c);
     ftc_allreduce_injection_point(c->comm, c->number, STEP_RECEIVED, FTC_INJECT_BEFORE_SEND,
                                   NULL);
     rc = combine(c);
     if (rc != MPI_SUCCESS)
         return pass_error_on(c, rc);
-    return c->i + 1 < c->n ? send_on(c, 0) : MPI_SUCCESS;
+    return c->i + 1 < c->n ? send_on(c, false) : MPI_SUCCESS;
 }
 
 /* ---- the end of a call ------------------------------------------------------------------------ */
@@ -217,13 +238,14 @@ static int complete(const chain *c)
     char *keep_into = NULL;
     const int rc = ftc_allreduce_attempt_completed(comm, c->number, held, words, MPI_UINT64_T,
                                                    (size_t)words * 8, how, &part, &keep_into);
-    if (rc == MPI_SUCCESS && keep_into && c->block > 0)
-        memcpy(keep_into, slot(c, 1), (size_t)(c->i + 1) * c->block);
+    for (int j = 0; rc == MPI_SUCCESS && keep_into && c->block > 0 && j <= c->i; j++)
+        memcpy(keep_into + (size_t)j * c->block, j < c->i ? slot(c, 1 + j) : c->own,
+               c->block);
     return rc;
 }
 
 /* The inputs this rank holds, each in its owner's place among the p, zeros
- * elsewhere. Its own comes from its slot once placed: in place, recvbuf
+ * elsewhere. Its own comes from where it was placed: in place, recvbuf
  * may hold a result by then. */
 static void lay_out_held(const chain *c, char *blocks, ftc_holdings *held)
 {
@@ -237,7 +259,7 @@ static void lay_out_held(const chain *c, char *blocks, ftc_holdings *held)
     }
     if (bytes > 0)
         memcpy(blocks + (size_t)c->comm->rank * bytes,
-               c->placed ? slot(c, 1 + c->i) : c->call->input, bytes);
+               c->own ? c->own : c->call->input, bytes);
     ftc_holdings_add(held, c->comm->rank);
 }
 
