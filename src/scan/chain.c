@@ -14,9 +14,10 @@
  *                 a0          a0+a1                  (a0+a1)+a2
  *
  *   taint     a rank that got a message of the wrong size (ranks that
- *             disagree on count), or an empty one, sends an empty message
- *             on: every rank after it returns MPI_ERR_TRUNCATE, instead of
- *             waiting for ever or combining what it never got. Nothing is
+ *             disagree on count, within the chain's sizes), or an empty
+ *             one, sends an empty message on: it and every rank after it
+ *             return MPI_ERR_TRUNCATE, instead of waiting for ever or
+ *             combining what they never got (the ranks before it succeed). Nothing is
  *             added to a message: at p = 2 it is MPI's, N bytes, and stays
  *             within the transports' short-message sizes as long as MPI's
  *   failure   every wait includes the layer's sentinel: each survivor stops
