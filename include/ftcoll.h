@@ -596,14 +596,12 @@ int ftc_reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[
  * Same arguments and semantics as MPI_Scan: rank r gets op over the inputs
  * of ranks 0..r, combined in rank order, so the op need not be
  * commutative (a user's op too); MPI_IN_PLACE as sendbuf. Predefined
- * datatypes. Two algorithms: while p x count elements come to at most
- * 16 KiB (on two ranks, at any size), a chain down the ranks passing the prefix and the inputs so far;
- * larger, and every 64th call on three ranks or more, ftc_allgather's call
- * gathers every rank's input (its decision table,
- * FTCOLL_ALLGATHER_ALGORITHM), then each rank folds its prefix. A room of
- * about p x count elements is kept on the communicator. Errors: MPI_ERR_COMM (NULL ftc_comm_t), MPI_ERR_COUNT
- * (negative, p x count over INT_MAX, or with ULFM p x count elements of
- * 2 GiB or more),
+ * datatypes. A chain down the ranks passing the prefix, as Open MPI's
+ * linear scan; with ULFM on three ranks or more some calls end in a
+ * dissemination barrier of empty messages. A room of two inputs is kept
+ * on the communicator. Errors: MPI_ERR_COMM (NULL ftc_comm_t),
+ * MPI_ERR_COUNT (negative, or with ULFM p blocks of count elements of
+ * 2 GiB or more: a recovery carries them),
  * MPI_ERR_TYPE, MPI_ERR_OP (MPI_OP_NULL, invalid, not defined on the
  * type), MPI_ERR_BUFFER (a NULL buffer with a count), or the MPI error a
  * transfer returned.
@@ -611,14 +609,12 @@ int ftc_reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[
  * With ULFM, ranks may die before or during the call: every survivor
  * returns MPI_SUCCESS, and rank r gets op over the inputs of S's ranks up
  * to r, in rank order, grouped as Open MPI's linear scan groups them
- * (((a0 op a1) op a2) ...). S holds every survivor's input and a dead
- * rank's where a survivor held it or a survivor's completed prefix holds
- * it; it is the same up to every survivor (two survivors r < q agree on
- * S's ranks up to r). ftc_allreduce_last_report's in_result is S up to
- * this rank: the ranks above it are never named. FTCOLL_INJECT's steps:
- * the chain's (0 entering, 1 once the message from the rank before
- * arrived), or the allgather's; ftc_allgather_last_choice reports the
- * allgather where one ran.
+ * (((a0 op a1) op a2) ...). S holds every survivor's input, and a dead
+ * rank's where the longest prefix a survivor made or kept combines it; it
+ * is the same up to every survivor (two survivors r < q agree on S's
+ * ranks up to r). ftc_allreduce_last_report's in_result is S up to this
+ * rank: the ranks above it are never named. FTCOLL_INJECT's steps: 0
+ * entering, 1 once the prefix is made, 2 in the tokens.
  */
 int ftc_scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
              ftc_comm_t comm);

@@ -274,16 +274,6 @@ static int allgather_checked(ftc_comm_t comm, const char *name, const side *send
                              comm->allgather->plans.own_block_alone[executed]);
 }
 
-int ftc_allgather_blocks(ftc_comm_t comm, const char *name, const void *block, int count,
-                         MPI_Datatype type, const ftc_type_shape *shape, void *all)
-{
-    const side send = { block, count, type, &send_names, shape->size, shape->contiguous,
-                        shape->extent };
-    const side recv = { all, count, type, &recv_names, shape->size, shape->contiguous,
-                        shape->extent };
-    return allgather_checked(comm, name, &send, &recv, false);
-}
-
 int ftc_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                   int recvcount, MPI_Datatype recvtype, ftc_comm_t comm)
 {

@@ -17,19 +17,6 @@
 #include "../schedule.h"
 #include "ftcoll.h"
 
-/*
- * ftc_allgather's whole call for another collective that gathers its
- * ranks' inputs (ftc_scan, named `name` in messages): `count` elements of
- * `type` (its shape) from `block` on every rank into `all`, rank r's at
- * r x count x extent, with every guarantee of ftc_allgather (the same
- * valid blocks on every survivor, ftc_allreduce_last_report's in_result)
- * and its algorithm's choice (ftc_allgather_last_choice). Its arguments
- * are checked already, ftc_allgather_check_total included; the caller's
- * guard let it in.
- */
-int ftc_allgather_blocks(ftc_comm_t comm, const char *name, const void *block, int count,
-                         MPI_Datatype type, const ftc_type_shape *shape, void *all);
-
 /* The most bytes of blocks a call takes with ULFM: the recovery's messages
  * carry them, packed, with a header, in one int count of bytes. */
 enum { FTC_ALLGATHER_MAX_BYTES = INT_MAX - (1 << 16) };

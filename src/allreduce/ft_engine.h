@@ -189,6 +189,10 @@ int ftc_allreduce_resume_routed(ftc_comm_t comm, long number, const ftc_routed_b
 /* Whether the last completed call's result includes `rank`'s input. */
 bool ftc_allreduce_result_includes(ftc_comm_t comm, int rank);
 
+/* The last call's report names S = `s` instead of what the engine
+ * reported: a scan's S, which its blocks' tags decide (src/scan/fold.c). */
+void ftc_allreduce_report_set(ftc_comm_t comm, const ftc_holdings *s);
+
 /* The last call's report names the ranks below `end` only: a scan's
  * result is defined by its S up to the caller, and a rank of its chain
  * completes knowing nothing of the ranks after it. */

@@ -105,6 +105,11 @@ bool ftc_allreduce_result_includes(ftc_comm_t comm, int rank)
     return ftc_holdings_has(&comm->allreduce->report_held, rank);
 }
 
+void ftc_allreduce_report_set(ftc_comm_t comm, const ftc_holdings *s)
+{
+    ftc_holdings_copy(&comm->allreduce->report_held, s);
+}
+
 void ftc_allreduce_report_below(ftc_comm_t comm, int end)
 {
     ftc_holdings_keep_below(&comm->allreduce->report_held, end);

@@ -1,14 +1,12 @@
 /*
- * ftc_scan and ftc_exscan: check the arguments, then run the chain (small
- * inputs, chain.c) or gather the inputs and fold this rank's prefix
- * (gather_fold.c), as select.c picks; each also ends the call over the
- * survivors after a failure.
+ * ftc_scan and ftc_exscan: check the arguments, then run the chain
+ * (chain.c), which also ends the call over the survivors after a failure.
  *
  *   rank 0 [a]  rank 1 [b]  rank 2 [c]
  *       scan    ->  [a]        [a op b]   [a op b op c]
  *       exscan  ->  (as it was) [a]       [a op b]
  *
- * Cost: chain.c's or gather_fold.c's.
+ * Cost: chain.c's.
  */
 #include <limits.h>
 #include <stdlib.h>
@@ -25,16 +23,24 @@
 
 /* ---- the module (module.h) ---------------------------------------------------- */
 
+static void scan_release(ftc_comm_t comm);
+
 static int scan_create(ftc_comm_t comm)
 {
     comm->scan = calloc(1, sizeof(*comm->scan));
-    return comm->scan ? MPI_SUCCESS : ftc_fail(MPI_ERR_NO_MEM, "ftc_comm_create: out of memory");
+    if (comm->scan && ftc_holdings_init(&comm->scan->result, comm->size)
+        && ftc_holdings_init(&comm->scan->made, comm->size))
+        return MPI_SUCCESS;
+    scan_release(comm);
+    return ftc_fail(MPI_ERR_NO_MEM, "ftc_comm_create: out of memory");
 }
 
 static void scan_release(ftc_comm_t comm)
 {
     if (!comm->scan)
         return;
+    ftc_holdings_destroy(&comm->scan->result);
+    ftc_holdings_destroy(&comm->scan->made);
     free(comm->scan->room);
     free(comm->scan);
     comm->scan = NULL;
@@ -68,16 +74,13 @@ static int check_buffers(const ftc_scan_call *call, const void *sendbuf, bool in
     return MPI_SUCCESS;
 }
 
-/* Every rank's input may be gathered: p blocks within what the allgather
- * takes. */
+/* A recovery carries a block of every rank, p x (N + 1 + the ranks' bits),
+ * within what the engine's messages take. */
 static int check_total(const ftc_scan_call *call)
 {
     const int p = call->comm->size;
-    if ((long long)call->count * p > INT_MAX)
-        return ftc_fail(MPI_ERR_COUNT, "%s: count x p = %lld exceeds INT_MAX (every rank's "
-                        "input is gathered)", call->name, (long long)call->count * p);
-    return ftc_allgather_check_total(call->name, p, (long long)call->count
-                                                        * call->shape.extent * p);
+    return ftc_allgather_check_total(call->name, p,
+                                     (long long)ftc_scan_block_width(call) * p);
 }
 
 static int check_call(ftc_scan_call *call, const void *sendbuf)

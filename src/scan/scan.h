@@ -1,7 +1,6 @@
 /*
  * One ftc_scan or ftc_exscan once its arguments are checked: the chain
- * for small inputs (chain.c), the allgather and fold for large ones
- * (gather_fold.c); select.c picks.
+ * (chain.c), its tokens picked by select.c, its recovery's fold (fold.c).
  */
 #ifndef FTCOLL_SCAN_SCAN_H
 #define FTCOLL_SCAN_SCAN_H
@@ -13,8 +12,7 @@
 
 #include "../buffer.h"
 #include "../comm.h"
-#include "../ft/reconcile.h"
-#include "../ft/tokens.h"
+#include "../ft/holdings.h"
 
 typedef struct {
     const char *name;            /* the public call, for messages */
@@ -28,34 +26,31 @@ typedef struct {
     ftc_type_shape shape;        /* the type's */
 } ftc_scan_call;
 
-/* The chain runs while p blocks come to at most this many bytes: a rank
- * keeps up to p blocks for late ranks, and FTC_FT_WINDOW calls of such
- * copies stay within FTC_FT_KEPT_BYTES (ft/tokens.h). */
-enum { FTC_SCAN_CHAIN_MAX_BYTES = FTC_FT_KEPT_BYTES / FTC_FT_WINDOW };
-
 /* One rank's input: count x extent bytes. */
 size_t ftc_scan_block_bytes(const ftc_scan_call *call);
 
-/* Room for either algorithm, made before the guard: a rank short of
- * memory stops every rank. */
+/* Room for the chain, made before the guard: a rank short of memory stops
+ * every rank. */
 int ftc_scan_reserve(const ftc_scan_call *call);
 
-/* Whether this call runs the chain: p blocks within
- * FTC_SCAN_CHAIN_MAX_BYTES, and not a call on which every rank must enter
- * before any completes (one in FTC_FT_WINDOW, with ULFM on three or more
- * ranks). Alike on every rank. */
-bool ftc_scan_runs_chain(const ftc_scan_call *call);
+/* Whether call `number` ends in the tokens (select.c); counts the call in
+ * its size class, so it is asked once per call, on every rank. */
+bool ftc_scan_sends_tokens(const ftc_scan_call *call, long number);
 
-/* The whole call over the live ranks, by the algorithm that
- * ftc_scan_runs_chain picks; each ends over the survivors after a
- * failure. */
+/* The whole call over the live ranks, which also ends it over the
+ * survivors after a failure; the report names S up to this rank. */
 int ftc_scan_run(const ftc_scan_call *call);
 int ftc_scan_chain(const ftc_scan_call *call);
-int ftc_scan_gather_fold(const ftc_scan_call *call);
 
-/* This rank's prefix over the blocks of S (ftc_allreduce_result_includes),
- * laid out by rank in `blocks` (rank r's at r x N), into recvbuf; the
- * blocks become prefixes on the way. */
+/* A recovery's blocks (fold.c): one per rank, ftc_scan_block_width bytes:
+ * N bytes, a tag, and the ranks a prefix combines. */
+enum { FTC_SCAN_TAG_NONE = 0, FTC_SCAN_TAG_PREFIX = 1, FTC_SCAN_TAG_INPUT = 2 };
+size_t ftc_scan_block_width(const ftc_scan_call *call);
+void ftc_scan_write_tag(const ftc_scan_call *call, char *block, char tag,
+                        const ftc_holdings *combined);
+
+/* After the round, on a rank whose message never arrived: S from the
+ * blocks, reported, and this rank's prefix over it into recvbuf. */
 int ftc_scan_fold(const ftc_scan_call *call, char *blocks);
 
 #endif

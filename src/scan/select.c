@@ -1,53 +1,49 @@
 /*
- * Which algorithm an ftc_scan or ftc_exscan runs:
- *
- *   p <= 2, or p x N <= FTC_SCAN_CHAIN_MAX_BYTES   the chain (chain.c):
- *                             n - 1 hops, pipelined from call to call
- *   larger                    the allgather and fold (gather_fold.c)
- *
- * and, where ranks can survive a death on a communicator of three or
- * more, every FTC_FT_WINDOW-th call of the communicator the allgather
- * whatever the size: the chain lets a rank complete before the ranks
- * after it entered, and such calls must meet one that every rank entered
- * within FTC_FT_WINDOW (ft/reconcile.h). N is one rank's input, p the
- * communicator's size: nothing an epoch changes, so that a rank still
- * in an older epoch picks as the others do.
+ * When an ftc_scan's or ftc_exscan's chain ends in its tokens (chain.c):
+ * with ULFM on a communicator of three or more, in every call whose number
+ * is a multiple of FTC_FT_WINDOW, and in every period-th call of the size
+ * class of the prefix kept for late ranks (ft/tokens.h: what the ranks
+ * keep between two calls with tokens stays within FTC_FT_KEPT_BYTES per
+ * class; above 512 KiB every call). The chain lets a rank complete before
+ * the ranks after it entered; the tokens keep every rank within
+ * FTC_FT_WINDOW calls of the others (ft/reconcile.h). It depends on p, N,
+ * the call's number and the calls of its class: nothing an epoch changes,
+ * so that a rank still in an older epoch picks as the others do.
  */
 #include "../allreduce/ft_engine.h"
 #include "../ft/ft.h"
+#include "../ft/tokens.h"
 #include "scan.h"
 #include "state.h"
 
-bool ftc_scan_runs_chain(const ftc_scan_call *call)
+size_t ftc_scan_block_bytes(const ftc_scan_call *call)
 {
-    ftc_comm_t comm = call->comm;
-    const size_t all = ftc_scan_block_bytes(call) * (size_t)comm->size;
-    if (comm->size <= 2)
-        return true;   /* one hop of N bytes, as MPI's; nothing kept */
-    if (all > FTC_SCAN_CHAIN_MAX_BYTES)
-        return false;
-    const bool may_keep = FTC_FT_SURVIVES;
-    return !(may_keep && ftc_ft_next_call(comm->ft) % FTC_FT_WINDOW == 0);
+    return (size_t)call->count * (size_t)call->shape.extent;
 }
 
-/* The report names S up to this rank, whichever algorithm ran: the ranks
- * after it do not make its result, and a chain's rank cannot know them. */
+bool ftc_scan_sends_tokens(const ftc_scan_call *call, long number)
+{
+    ftc_comm_t comm = call->comm;
+    const int size_class = ftc_ft_token_class(ftc_scan_block_width(call));
+    const long class_calls = ++comm->scan->class_calls[size_class];
+    return FTC_FT_SURVIVES && comm->size > 2
+           && ftc_ft_sends_tokens(number, size_class, class_calls);
+}
+
+/* The report names S up to this rank: the ranks after it do not make its
+ * result, and a rank of the chain completes knowing nothing of them. */
 int ftc_scan_run(const ftc_scan_call *call)
 {
-    const int rc = ftc_scan_runs_chain(call) ? ftc_scan_chain(call)
-                                             : ftc_scan_gather_fold(call);
+    const int rc = ftc_scan_chain(call);
     if (rc == MPI_SUCCESS)
         ftc_allreduce_report_below(call->comm, call->comm->rank + 1);
     return rc;
 }
 
-/* The chain's n + 1 slots, or the allgather's p blocks. */
+/* Two slots: P_i-1 as it arrives, and an exscan's P_i. */
 int ftc_scan_reserve(const ftc_scan_call *call)
 {
     struct ftc_scan_state *s = call->comm->scan;
-    const size_t block = ftc_scan_block_bytes(call);
-    const size_t p = (size_t)call->comm->size;
-    const size_t bytes = block * p <= FTC_SCAN_CHAIN_MAX_BYTES || p <= 2 ? (p + 1) * block
-                                                                         : p * block;
+    const size_t bytes = 2 * ftc_scan_block_bytes(call);
     return ftc_ensure_capacity(&s->room, &s->room_capacity, bytes > 0 ? bytes : 1);
 }

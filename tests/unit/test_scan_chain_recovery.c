@@ -1,19 +1,21 @@
 /*
  * The scan's chain (src/scan/chain.c) and what a failure leaves of it, for
- * every process count 1..64, without MPI. Live index j receives the
- * inputs 0 .. j - 1 from j - 1 and passes 0 .. j on to j + 1. A failure
- * can stop the flow between any two of its operations, on every rank at
- * once: each rank has received its message or not (a message that left
- * may still be abandoned at a sentinel), sent its own or not (only once
- * received), and is inside the call, past it (completed: its message sent,
- * or the last rank's received), or dead. A survivor inside brings the
- * inputs it holds ({0 .. j} once received, else {j}); one past the call
- * brings the copy it kept ({0 .. j}, with three or more ranks). Checked
- * wherever a recovery runs (a rank dead, a survivor inside): the recovery
- * plan refuses nothing (holdings nested or disjoint); S holds every
- * survivor; and every survivor that completed finds its own S, {0 .. j},
- * as S up to it: the same prefixes on every survivor. Exhaustive for
- * n <= 6, random states for every n in 1..64.
+ * every process count 1..64, without MPI. Live index j makes its prefix
+ * P_j once P_j-1 arrived from j - 1 (rank 0 at once) and passes P_j on to
+ * j + 1. A failure can stop the flow between any two of its operations,
+ * on every rank at once: each rank has made its prefix or not (a message
+ * that left may still be abandoned at a sentinel), sent it or not (only
+ * once made), and is inside the call, past it (completed: its prefix
+ * sent, or the last rank's made), or dead. A survivor inside brings a
+ * block: its prefix once made, else its input; one past the call brings
+ * the prefix it kept (with three or more ranks). Holdings are the rank
+ * alone. Checked wherever a recovery runs (a rank dead, a survivor
+ * inside): the recovery plan refuses nothing and S holds every survivor;
+ * K, the highest rank whose prefix is there, is at or above every
+ * survivor that made its prefix (its result, over every live rank up to
+ * it, is S up to it) and below every survivor inside that did not (its
+ * input extends P_K). Exhaustive for n <= 6, random states for every n in
+ * 1..64.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -32,36 +34,34 @@ enum { MAX_P = 64, EXHAUSTIVE_P = 6, TRIALS = 300 };
 typedef enum { INSIDE, PAST, DEAD, FATES } fate;
 
 typedef struct {
-    bool received;   /* the inputs 0 .. j - 1 are here (always at j = 0) */
-    bool sent;       /* its message reached j + 1's buffer */
+    bool made;       /* P_j made: P_j-1 arrived (rank 0: always once entered) */
+    bool sent;       /* P_j reached j + 1's buffer */
     fate is;
 } rank_state;
 
-static uint64_t up_to(int j) { return j >= 63 ? ~UINT64_C(0) : (UINT64_C(1) << (j + 1)) - 1; }
+typedef enum { NOTHING, PREFIX, INPUT } block;
 
 /* Whether rank j's state fits the flow, given the rank before it. */
 static bool possible(int n, int j, const rank_state *s)
 {
-    if (j == 0 && !s[j].received)
+    if (j > 0 && s[j].made && !s[j - 1].sent)
         return false;
-    if (j > 0 && s[j].received && !s[j - 1].sent)
+    if (s[j].sent && (!s[j].made || j == n - 1))
         return false;
-    if (s[j].sent && (!s[j].received || j == n - 1))
-        return false;
-    if (s[j].is == PAST && !(s[j].sent || (j == n - 1 && s[j].received)))
+    if (s[j].is == PAST && !(s[j].sent || (j == n - 1 && s[j].made)))
         return false;
     return true;
 }
 
-/* What a survivor brings to the recovery; 0 when it takes no part (a
- * rank past the call keeps nothing with two ranks or fewer). */
-static uint64_t brought(int n, int j, const rank_state *s)
+/* What a survivor brings to the recovery (a rank past the call keeps
+ * nothing with two ranks or fewer). */
+static block brought(int n, int j, const rank_state *s)
 {
     if (s[j].is == INSIDE)
-        return s[j].received ? up_to(j) : UINT64_C(1) << j;
-    if (s[j].is == PAST)
-        return n > 2 ? up_to(j) : 0;
-    return 0;
+        return s[j].made ? PREFIX : INPUT;
+    if (s[j].is == PAST && n > 2)
+        return PREFIX;
+    return NOTHING;
 }
 
 static void check(int n, const rank_state *s)
@@ -75,14 +75,18 @@ static void check(int n, const rank_state *s)
         return;   /* no recovery: every survivor completed from the flow */
     bool participant[MAX_P];
     ftc_holdings held[MAX_P];
-    uint64_t survivors = 0;
+    uint64_t survivors = 0, bringing = 0;
+    int k = -1;
     for (int j = 0; j < n; j++) {
-        const uint64_t h = brought(n, j, s);
-        participant[j] = h != 0;
+        const block b = brought(n, j, s);
+        participant[j] = b != NOTHING;
         assert_true(ftc_holdings_init(&held[j], n));
-        for (int u = 0; u < n; u++)
-            if (h >> u & 1)
-                ftc_holdings_add(&held[j], u);
+        if (participant[j]) {
+            ftc_holdings_add(&held[j], j);
+            bringing |= UINT64_C(1) << j;
+        }
+        if (b == PREFIX)
+            k = j;
         if (s[j].is != DEAD)
             survivors |= UINT64_C(1) << j;
     }
@@ -92,10 +96,15 @@ static void check(int n, const rank_state *s)
     for (int u = 0; u < n; u++)
         if (ftc_holdings_has(&plan.result, u))
             result |= UINT64_C(1) << u;
-    assert_true((result & survivors) == survivors);
-    for (int j = 0; j < n; j++)
-        if (s[j].is == PAST)
-            assert_true((result & up_to(j)) == up_to(j));
+    assert_true(result == bringing);
+    for (int j = 0; j < n; j++) {
+        if (s[j].is == DEAD || (s[j].is == PAST && n <= 2))
+            continue;
+        if (s[j].made)
+            assert_true(j <= k);   /* its result is S up to it */
+        else
+            assert_true(j > k);    /* its input extends P_K */
+    }
     ftc_recovery_plan_destroy(&plan);
     for (int j = 0; j < n; j++)
         ftc_holdings_destroy(&held[j]);
@@ -111,7 +120,7 @@ static void every_state_from(int n, int j, rank_state *s, long *cases)
     }
     for (int bits = 0; bits < 4; bits++)
         for (int f = 0; f < FATES; f++) {
-            s[j] = (rank_state){ .received = bits & 1, .sent = bits >> 1, .is = (fate)f };
+            s[j] = (rank_state){ .made = bits & 1, .sent = bits >> 1, .is = (fate)f };
             if (possible(n, j, s))
                 every_state_from(n, j + 1, s, cases);
         }
@@ -137,16 +146,16 @@ static void random_failures_of_every_chain(void **state)
     for (int n = 1; n <= MAX_P; n++)
         for (int trial = 0; trial < TRIALS; trial++) {
             rank_state s[MAX_P];
-            /* the flow's front: ranks before `front` passed their message on */
+            /* the flow's front: ranks before `front` passed their prefix on */
             const int front = rand() % n;
             for (int j = 0; j < n; j++) {
-                s[j].received = j == 0 || (j <= front && (j < front || coin()));
-                s[j].sent = j < front && s[j].received && j < n - 1;
-                const bool completes = s[j].sent || (j == n - 1 && s[j].received);
+                s[j].made = (j == 0 && coin()) || (j > 0 && j <= front && (j < front || coin()));
+                if (j > 0 && !s[j - 1].sent)
+                    s[j].made = false;
+                s[j].sent = j < front && s[j].made && j < n - 1;
+                const bool completes = s[j].sent || (j == n - 1 && s[j].made);
                 const int r = rand() % 8;   /* deaths often, as an adversary would */
                 s[j].is = r < 3 ? DEAD : (completes && r < 6 ? PAST : INSIDE);
-                if (j > 0 && s[j].received && !s[j - 1].sent)
-                    s[j].received = false;
                 assert_true(possible(n, j, s));
             }
             check(n, s);
