@@ -17,7 +17,8 @@
  *             disagree on count), or an empty one, sends an empty message
  *             on: it and every rank after it return MPI_ERR_TRUNCATE,
  *             instead of waiting for ever or combining what they never got
- *             (the ranks before it succeed)
+ *             (the ranks before it succeed). Counts in different size
+ *             classes can still disagree on the tokens (docs/ft-allreduce.md)
  *   failure   every wait includes the layer's sentinel: each survivor stops
  *             within milliseconds, holding P_i once its message arrived
  *             (rank 0 always), else its own input a_i
