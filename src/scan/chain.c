@@ -57,6 +57,7 @@
  * the chain. With three or more live ranks each rank copies N bytes for
  * late ranks; a call with tokens adds ceil(log2 n) empty exchanges.
  */
+#include <limits.h>
 #include <string.h>
 
 #include "../allreduce/ft_engine.h"
@@ -106,12 +107,25 @@ static const char *own_prefix(const chain *c)
 
 /* ---- the flow ------------------------------------------------------------------------------- */
 
+/* The bytes a receive must bring, for ftc_ft_wait's check: count x the
+ * type's size (a pair type's extent has padding that never travels). Past
+ * what an int counts (only without ULFM: with it, check_total in scan.c
+ * keeps p blocks within 2 GiB), only MPI's truncation check is left, and
+ * no failure can make the wait abandon the receive. */
+static int expected_bytes(const chain *c)
+{
+    const size_t bytes = (size_t)c->call->count * (size_t)c->call->shape.size;
+    return bytes <= INT_MAX ? (int)bytes : -1;
+}
+
+/* The prefix travels typed, count elements: no byte count to overflow. */
 static int receive(chain *c)
 {
-    const int expected = (int)c->block;
+    const int expected = expected_bytes(c);
     const int previous = rank_of(c, c->i - 1);
     MPI_Request r = MPI_REQUEST_NULL;
-    const int rc = ftc_p2p_irecv(slot(c, 0), expected, MPI_BYTE, c->i - 1, c->tag, c->epoch, &r);
+    const int rc = ftc_p2p_irecv(slot(c, 0), c->call->count, c->call->type, c->i - 1, c->tag,
+                                 c->epoch, &r);
     if (rc != MPI_SUCCESS)
         return ftc_fail_mpi(rc, "%s: a receive failed", c->call->name);
     return ftc_ft_wait_in_flow(c->comm, &r, &expected, 1, STEP_ENTER, c->call->name,
@@ -125,8 +139,8 @@ static int send_on(chain *c, bool tainted)
     const int next = rank_of(c, c->i + 1);
     MPI_Request r = MPI_REQUEST_NULL;
     const int expected = -1;
-    const int rc = ftc_p2p_isend(own_prefix(c), tainted ? 0 : (int)c->block, MPI_BYTE, c->i + 1,
-                                 c->tag, c->epoch, &r);
+    const int rc = ftc_p2p_isend(own_prefix(c), tainted ? 0 : c->call->count, c->call->type,
+                                 c->i + 1, c->tag, c->epoch, &r);
     if (rc != MPI_SUCCESS)
         return ftc_fail_mpi(rc, "%s: sending to rank %d failed", c->call->name, next);
     ftc_allreduce_injection_point(c->comm, c->number, STEP_PREFIX, FTC_INJECT_AFTER_SEND, &r);
