@@ -29,10 +29,11 @@
  *             rank}: never overlapping. Every survivor gets every block
  *             held; then K, the highest rank whose prefix is among them,
  *             decides S: the ranks P_K combines, and above K the ranks
- *             whose input is there. A rank whose message
- *             had arrived keeps the result it made (S up to it: every
- *             live rank); any other folds P_K op a_j over the inputs of S
- *             after K, in rank order (fold.c)
+ *             whose input is there. A rank whose message had arrived
+ *             keeps the result it made (S up to it: every live rank); any
+ *             other folds P_K op a_j over the inputs of S after K, in rank
+ *             order (fold.c). Blocks are padded to 16 bytes: an op gets
+ *             its operands aligned
  *   return    a rank completes once its message is sent, before the ranks
  *             after it entered; with three or more live ranks it keeps
  *             P_i (its block) for ranks still inside the call at a
