@@ -313,8 +313,6 @@ long ftc_ft_begin_call(ftc_ft *ft)
     return ++ft->calls;
 }
 
-long ftc_ft_next_call(const ftc_ft *ft) { return ft->calls + 1; }
-
 bool ftc_ft_keeps_results(const ftc_ft *ft)
 {
 #ifdef FTCOLL_HAVE_ULFM

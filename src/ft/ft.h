@@ -153,11 +153,6 @@ static inline bool ftc_ft_survivable(int rc)
 /* Starts the next call of the communicator's fault-tolerant engine; its number. */
 long ftc_ft_begin_call(ftc_ft *ft);
 
-/* The number the next ftc_ft_begin_call will return: a collective that
- * runs another's whole call on some numbers picks by it before that call
- * begins. */
-long ftc_ft_next_call(const ftc_ft *ft);
-
 /*
  * Whether a call completed now must keep its result for late ranks. A
  * survivor serves a late rank only in a meeting, which needs a death; with

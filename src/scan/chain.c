@@ -65,7 +65,6 @@
 #include "../buffer.h"
 #include "../error.h"
 #include "../ft/ft.h"
-#include "../ft/tokens.h"
 #include "../p2p.h"
 #include "scan.h"
 #include "state.h"
@@ -272,14 +271,22 @@ static void own_block(const chain *c, char *to)
     ftc_scan_write_tag(c->call, to, c->made ? FTC_SCAN_TAG_PREFIX : FTC_SCAN_TAG_INPUT, combined);
 }
 
+/* The holdings of this rank's block, in the engine's round and its kept
+ * copy: the rank alone. */
+static ftc_holdings *own_holdings(const chain *c)
+{
+    ftc_holdings *held = ftc_allreduce_call_holdings(c->comm);
+    ftc_holdings_clear(held);
+    ftc_holdings_add(held, c->comm->rank);
+    return held;
+}
+
 /* The chain completed here: S, every live rank up to this one, reported;
  * P_i kept for ranks still inside the call at a meeting. */
 static int complete(const chain *c)
 {
     ftc_comm_t comm = c->comm;
-    ftc_holdings *held = ftc_allreduce_call_holdings(comm);
-    ftc_holdings_clear(held);
-    ftc_holdings_add(held, comm->rank);
+    const ftc_holdings *held = own_holdings(c);
     const int words = word_count(c);
     const ftc_kept_part part = { .op = MPI_BOR, .block_width = block_width(c), .root = -1 };
     const ftc_completed_as how = c->i + 1 == c->n || c->tokens ? FTC_EVERYONE_ENTERED
@@ -299,7 +306,8 @@ static int complete(const chain *c)
 static int recover(const chain *c)
 {
     ftc_comm_t comm = c->comm;
-    const size_t bytes = (size_t)word_count(c) * 8;
+    const int words = word_count(c);
+    const size_t bytes = (size_t)words * 8;
     struct ftc_scan_state *s = comm->scan;
     int rc = ftc_ensure_capacity(&comm->packed, &comm->packed_size, bytes > 0 ? bytes : 1);
     if (rc != MPI_SUCCESS)
@@ -308,11 +316,8 @@ static int recover(const chain *c)
     memset(blocks, 0, bytes);
     own_block(c, blocks + (size_t)comm->rank * block_width(c));
     ftc_holdings_copy(&s->made, &s->result);   /* the epoch changes in the meeting */
-    ftc_holdings *held = ftc_allreduce_call_holdings(comm);
-    ftc_holdings_clear(held);
-    ftc_holdings_add(held, comm->rank);
-    rc = ftc_allreduce_resume(comm, c->number, blocks, word_count(c), MPI_UINT64_T, MPI_BOR,
-                              bytes, held);
+    rc = ftc_allreduce_resume(comm, c->number, blocks, words, MPI_UINT64_T, MPI_BOR, bytes,
+                              own_holdings(c));
     if (rc == MPI_SUCCESS && c->made)   /* its result is there, over every live rank up to it */
         ftc_allreduce_report_set(comm, &s->made);
     return rc == MPI_SUCCESS && !c->made ? ftc_scan_fold(c->call, blocks) : rc;
