@@ -563,18 +563,24 @@ int ftc_reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datat
  * Same arguments and semantics as MPI_Reduce_scatter_block, including
  * MPI_IN_PLACE as sendbuf (the whole vector is recvbuf's; its first
  * recvcount elements get the result); the datatype and op as
- * ftc_allreduce's: predefined datatypes, commutative ops. One algorithm:
- * the fault-tolerant allreduce of the whole vector (p x recvcount
- * elements), then this rank's block of it. Errors: MPI_ERR_COMM (NULL
- * ftc_comm_t), MPI_ERR_COUNT (negative, or a vector of 2 GiB or more),
- * MPI_ERR_TYPE, MPI_ERR_OP, MPI_ERR_BUFFER (a NULL buffer with a count),
- * or the MPI error a transfer returned.
+ * ftc_allreduce's: predefined datatypes, commutative ops. Two algorithms
+ * (ftc_reduce_scatter_algorithm): recursive halving, ended by a
+ * confirmation with ULFM on three ranks or more, on two ranks and from a
+ * 4 KiB vector; else the fault-tolerant allreduce of the whole vector (p x
+ * recvcount elements), then this rank's block of it. Errors: MPI_ERR_COMM
+ * (NULL ftc_comm_t), MPI_ERR_COUNT (negative, or a vector of 2 GiB or
+ * more), MPI_ERR_TYPE, MPI_ERR_OP, MPI_ERR_BUFFER (a NULL buffer with a
+ * count), MPI_ERR_TRUNCATE (under recursive halving, a message of the
+ * wrong size: ranks that disagree on the counts), or the MPI error a
+ * transfer returned.
  *
  * With ULFM, ranks may die before or during the call: as ftc_allreduce,
  * every survivor returns MPI_SUCCESS with its block of op over the inputs
  * of S, the same S on every survivor (ftc_allreduce_last_report's
  * in_result), and strict mode applies. FTCOLL_INJECT counts it as an
- * allreduce (its steps and rounds).
+ * allreduce (its steps and rounds; recursive halving's steps are
+ * fold-in, 0, 1, .., fold-out and confirm, and a restart after a death is
+ * one more call).
  */
 int ftc_reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
                              MPI_Datatype datatype, MPI_Op op, ftc_comm_t comm);
@@ -587,6 +593,28 @@ int ftc_reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
  */
 int ftc_reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[],
                        MPI_Datatype datatype, MPI_Op op, ftc_comm_t comm);
+
+/*
+ * The reduce-scatter's algorithms. FTCOLL_REDUCE_SCATTER_ALGORITHM (a name
+ * or number; the ranks of a communicator must agree) forces one for the
+ * communicators created after it is set; recursive halving falls back to
+ * the allreduce for an op that is not commutative.
+ */
+typedef enum {
+    FTC_REDUCE_SCATTER_AUTO = 0,               /* by the rules above */
+    FTC_REDUCE_SCATTER_ALLREDUCE = 1,          /* the allreduce of the whole vector */
+    FTC_REDUCE_SCATTER_RECURSIVE_HALVING = 2   /* halving spans, then a confirmation */
+} ftc_reduce_scatter_algorithm;
+
+#define FTC_REDUCE_SCATTER_ALGORITHM_COUNT 3
+
+/* "auto", "allreduce", "recursive_halving"; NULL if out of range. */
+const char *ftc_reduce_scatter_algorithm_name(ftc_reduce_scatter_algorithm algorithm);
+
+/* The algorithm the last ftc_reduce_scatter(_block) on `comm` ran (its
+ * first part, after a death: recursive halving restarts by the allreduce).
+ * MPI_ERR_COMM for a NULL comm, MPI_ERR_ARG for a NULL out or before any. */
+int ftc_reduce_scatter_last_algorithm(ftc_comm_t comm, ftc_reduce_scatter_algorithm *executed);
 
 /* ----------------------------------------------------------------------------
  * Scan and exscan

@@ -82,6 +82,11 @@ struct ftc_allreduce_state {
     ftc_allreduce_report report;
     ftc_holdings report_held;   /* S */
     ftc_holdings report_failed;
+    /* the report of a call's first part, while it restarts
+     * (ftc_allreduce_report_hold) */
+    ftc_allreduce_report held_report;
+    ftc_holdings held_failed;
+    double held_at;
 };
 
 typedef struct {

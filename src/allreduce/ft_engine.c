@@ -388,21 +388,9 @@ static void write_report(const ftc_ft_call *c)
     s->report.recovery_seconds = MPI_Wtime() - c->detected_at;
 }
 
-/* Strict mode: a result short of any rank's contribution is an error, on
- * every survivor alike (S is the same everywhere). */
 static int check_strict(const ftc_ft_call *c)
 {
-    if (!c->comm->allreduce->strict)
-        return MPI_SUCCESS;
-    const int missing = c->comm->size - ftc_holdings_count(&c->held);
-    if (missing == 0)
-        return MPI_SUCCESS;
-    int first = 0;
-    while (ftc_holdings_has(&c->held, first))
-        first++;
-    return ftc_fail(ftc_ft_failed_class(), "ftc_allreduce (strict): the result lacks the "
-                    "contributions of %d failed rank(s), the first being rank %d; it covers "
-                    "the other %d", missing, first, c->comm->size - missing);
+    return ftc_allreduce_check_strict(c->comm, &c->held, "ftc_allreduce");
 }
 
 /* The call is over here: the result into `value`, kept, reported. */
@@ -559,6 +547,14 @@ int ftc_ft_allreduce_run(ftc_comm_t comm, const void *input, void *value, int co
 ftc_holdings *ftc_allreduce_call_holdings(ftc_comm_t comm)
 {
     return &comm->allreduce->call_held;
+}
+
+ftc_holdings *ftc_allreduce_own_holdings(ftc_comm_t comm)
+{
+    ftc_holdings *held = &comm->allreduce->call_held;
+    ftc_holdings_clear(held);
+    ftc_holdings_add(held, comm->rank);
+    return held;
 }
 
 void ftc_allreduce_injection_point(ftc_comm_t comm, long number, int step, ftc_inject_when when,

@@ -33,6 +33,9 @@ int ftc_ft_allreduce_run(ftc_comm_t comm, const void *input, void *value, int co
  * call allocates nothing): valid until the call returns. */
 ftc_holdings *ftc_allreduce_call_holdings(ftc_comm_t comm);
 
+/* The same words, holding this rank alone: a block that is its own. */
+ftc_holdings *ftc_allreduce_own_holdings(ftc_comm_t comm);
+
 /* FTCOLL_INJECT at step `step` of such an attempt (round 0); `send`, if not
  * NULL, completes first at FTC_INJECT_AFTER_SEND. */
 void ftc_allreduce_injection_point(ftc_comm_t comm, long number, int step, ftc_inject_when when,
@@ -197,5 +200,16 @@ void ftc_allreduce_report_set(ftc_comm_t comm, const ftc_holdings *s);
  * result is defined by its S up to the caller, and a rank of its chain
  * completes knowing nothing of the ranks after it. */
 void ftc_allreduce_report_below(ftc_comm_t comm, int end);
+
+/* A call that restarts after its recovery (a reduce-scatter's halving, by
+ * the allreduce) reports once: hold sets the first part's report aside,
+ * join adds its rounds, deaths and time to the restart's, and counts the
+ * call as recovered once. */
+void ftc_allreduce_report_hold(ftc_comm_t comm);
+void ftc_allreduce_report_join(ftc_comm_t comm);
+
+/* Strict mode (ftc_allreduce_set_strict): MPIX_ERR_PROC_FAILED, "CALL
+ * (strict): ...", when `s` lacks any rank; the same on every survivor. */
+int ftc_allreduce_check_strict(ftc_comm_t comm, const ftc_holdings *s, const char *call);
 
 #endif

@@ -27,6 +27,7 @@ static int allreduce_create(ftc_comm_t comm)
     ok = ftc_holdings_init(&s->call_alive, comm->size) && ok;
     ok = ftc_holdings_init(&s->report_held, comm->size) && ok;
     ok = ftc_holdings_init(&s->report_failed, comm->size) && ok;
+    ok = ftc_holdings_init(&s->held_failed, comm->size) && ok;
     if (!ok)
         return ftc_fail(MPI_ERR_NO_MEM, "ftc_comm_create: out of memory");
 #ifdef FTCOLL_HAVE_ULFM
@@ -86,6 +87,7 @@ static void allreduce_release(ftc_comm_t comm)
     ftc_holdings_destroy(&s->call_alive);
     ftc_holdings_destroy(&s->report_held);
     ftc_holdings_destroy(&s->report_failed);
+    ftc_holdings_destroy(&s->held_failed);
     free(s);
     comm->allreduce = NULL;
 }
@@ -113,6 +115,49 @@ void ftc_allreduce_report_set(ftc_comm_t comm, const ftc_holdings *s)
 void ftc_allreduce_report_below(ftc_comm_t comm, int end)
 {
     ftc_holdings_keep_below(&comm->allreduce->report_held, end);
+}
+
+void ftc_allreduce_report_hold(ftc_comm_t comm)
+{
+    struct ftc_allreduce_state *s = comm->allreduce;
+    s->held_report = s->report;
+    ftc_holdings_copy(&s->held_failed, &s->report_failed);
+    s->held_at = MPI_Wtime();
+}
+
+/* The restart's report, with the first part's rounds, deaths and time:
+ * one call, recovered once. */
+void ftc_allreduce_report_join(ftc_comm_t comm)
+{
+    struct ftc_allreduce_state *s = comm->allreduce;
+    const ftc_allreduce_report *first = &s->held_report;
+    if (first->recovery_rounds == 0)
+        return;
+    if (s->report.recovery_rounds > 0)
+        s->recovered_calls--;   /* counted by the first part already */
+    s->report.recovery_rounds += first->recovery_rounds;
+    s->report.finished_late |= first->finished_late;
+    s->report.recovery_seconds = first->recovery_seconds + (MPI_Wtime() - s->held_at);
+    for (int r = 0; r < comm->size; r++)
+        if (ftc_holdings_has(&s->held_failed, r) && !ftc_holdings_has(&s->report_failed, r)) {
+            ftc_holdings_add(&s->report_failed, r);
+            s->report.failed_in_call++;
+        }
+}
+
+int ftc_allreduce_check_strict(ftc_comm_t comm, const ftc_holdings *s, const char *call)
+{
+    if (!comm->allreduce->strict)
+        return MPI_SUCCESS;
+    const int missing = comm->size - ftc_holdings_count(s);
+    if (missing == 0)
+        return MPI_SUCCESS;
+    int first = 0;
+    while (ftc_holdings_has(s, first))
+        first++;
+    return ftc_fail(ftc_ft_failed_class(), "%s (strict): the result lacks the contributions "
+                    "of %d failed rank(s), the first being rank %d; it covers the other %d",
+                    call, missing, first, comm->size - missing);
 }
 
 /* ---- public calls --------------------------------------------------------------------- */

@@ -529,6 +529,33 @@ int ftc_ft_empty_message(const ftc_ft_empties *e, bool receive, int index)
     return ftc_ft_empty_messages(e, receive, 1, the_index, &index);
 }
 
+int ftc_ft_dissemination(const ftc_ft_empties *e,
+                         void (*first_sent)(const void *context, MPI_Request *send),
+                         const void *context)
+{
+    const int n = ftc_ft_live_count(e->comm->ft), me = ftc_ft_live_index(e->comm->ft);
+    const int *ranks = ftc_ft_live_ranks(e->comm->ft);
+    for (int d = 1; d < n; d *= 2) {
+        const int from = (me - d + n) % n, to = (me + d) % n;
+        MPI_Request r[2] = { MPI_REQUEST_NULL, MPI_REQUEST_NULL };
+        const int expected[2] = { 0, -1 };
+        int rc = post_empty(e, true, from, &r[0]);
+        if (rc == MPI_SUCCESS)
+            rc = post_empty(e, false, to, &r[1]);
+        if (rc != MPI_SUCCESS) {
+            ftc_ft_abandon(r, expected, 2);
+            return ftc_fail_mpi(rc, "%s: %s rank %d failed", e->call, e->doing, ranks[from]);
+        }
+        if (d == 1 && first_sent)
+            first_sent(context, &r[1]);
+        rc = ftc_ft_wait_in_flow(e->comm, r, expected, 2, e->step, e->call, e->doing,
+                                 ranks[from]);
+        if (rc != MPI_SUCCESS)
+            return rc;
+    }
+    return MPI_SUCCESS;
+}
+
 /* ---- without ULFM, no rank outlives a partner: nobody to meet ------------------------------ */
 
 #ifndef FTCOLL_HAVE_ULFM

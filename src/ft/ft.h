@@ -129,6 +129,19 @@ int ftc_ft_empty_messages(const ftc_ft_empties *e, bool receive, int count,
 /* One such message, with epoch rank `index`. */
 int ftc_ft_empty_message(const ftc_ft_empties *e, bool receive, int index);
 
+/*
+ * The dissemination barrier's empty messages over the epoch's live ranks,
+ * on e->tag: ceil(log2 n) exchanges, at distance d from live index i + d
+ * and to i - d. A rank completes it only after hearing, through its chain
+ * of receives, from every live rank after that rank entered it.
+ * `first_sent`, if not NULL, is called once the first send is posted (a
+ * fault injection point). Messages of the same call sent before it on the
+ * same tag come first (MPI keeps the order between two ranks).
+ */
+int ftc_ft_dissemination(const ftc_ft_empties *e,
+                         void (*first_sent)(const void *context, MPI_Request *send),
+                         const void *context);
+
 /* Whether a collective can go on over the survivors of a death (ULFM). */
 #ifdef FTCOLL_HAVE_ULFM
 enum { FTC_FT_SURVIVES = 1 };

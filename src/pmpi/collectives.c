@@ -351,6 +351,14 @@ int MPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[]
 
 /* As MPI_Allreduce's: ftcoll's reduce_scatter(_block) takes what its
  * allreduce takes, and runs it. */
+/* Which reduce-scatter algorithm ran, for the summary. */
+static void count_reduce_scatter_run(layer_comm *lc)
+{
+    ftc_reduce_scatter_algorithm executed;
+    if (ftc_reduce_scatter_last_algorithm(lc->ftc, &executed) == MPI_SUCCESS)
+        lc->stats.reduce_scatter_runs[executed]++;
+}
+
 int MPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
                              MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
@@ -363,8 +371,10 @@ int MPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
         return PMPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm);
     layer_depth++;
     const int rc = ftc_reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, lc->ftc);
-    if (rc == MPI_SUCCESS)
+    if (rc == MPI_SUCCESS) {
         layer_note_ft_call(lc);
+        count_reduce_scatter_run(lc);
+    }
     layer_depth--;
     lc->stats.routed[LAYER_REDUCE_SCATTER_BLOCK]++;
     return finish(lc, comm, "MPI_Reduce_scatter_block", rc, rc == FTC_ERR_STOPPED);
@@ -382,8 +392,10 @@ int MPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[
         return PMPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm);
     layer_depth++;
     const int rc = ftc_reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, lc->ftc);
-    if (rc == MPI_SUCCESS)
+    if (rc == MPI_SUCCESS) {
         layer_note_ft_call(lc);
+        count_reduce_scatter_run(lc);
+    }
     layer_depth--;
     lc->stats.routed[LAYER_REDUCE_SCATTER]++;
     return finish(lc, comm, "MPI_Reduce_scatter", rc, rc == FTC_ERR_STOPPED);

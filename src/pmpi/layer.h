@@ -53,6 +53,7 @@ typedef struct {
     long gather_runs[FTC_GATHER_ALGORITHM_COUNT];
     long scatter_runs[FTC_SCATTER_ALGORITHM_COUNT];
     long alltoall_runs[FTC_ALLTOALL_ALGORITHM_COUNT];   /* alltoalls and alltoallvs */
+    long reduce_scatter_runs[FTC_REDUCE_SCATTER_ALGORITHM_COUNT];   /* and _blocks */
     long recovery_rounds;              /* of the fault-tolerant engine */
     long checkins, stops, warnings;    /* guard */
     long tree_calls;                   /* broadcasts over a tree (FTCOLL_BCAST, FTCOLL_TOPOLOGY) */

@@ -40,6 +40,8 @@ void layer_summary_add(const layer_stats *s)
         total.scatter_runs[a] += s->scatter_runs[a];
     for (int a = 0; a < FTC_ALLTOALL_ALGORITHM_COUNT; a++)
         total.alltoall_runs[a] += s->alltoall_runs[a];
+    for (int a = 0; a < FTC_REDUCE_SCATTER_ALGORITHM_COUNT; a++)
+        total.reduce_scatter_runs[a] += s->reduce_scatter_runs[a];
     total.recovery_rounds += s->recovery_rounds;
     total.checkins += s->checkins;
     total.stops += s->stops;
@@ -119,6 +121,11 @@ void layer_summary_write(int status)
             fprintf(f, "alltoall.%s=%ld\n",
                     ftc_alltoall_algorithm_name((ftc_alltoall_algorithm)a),
                     total.alltoall_runs[a]);
+    for (int a = 0; a < FTC_REDUCE_SCATTER_ALGORITHM_COUNT; a++)
+        if (total.reduce_scatter_runs[a])
+            fprintf(f, "reduce_scatter.%s=%ld\n",
+                    ftc_reduce_scatter_algorithm_name((ftc_reduce_scatter_algorithm)a),
+                    total.reduce_scatter_runs[a]);
     fprintf(f, "recovery_rounds=%ld\ncheckins=%ld\nstops=%ld\nwarnings=%ld\n",
             total.recovery_rounds, total.checkins, total.stops, total.warnings);
     if (total.tree_calls)

@@ -1,6 +1,8 @@
 /*
- * ftc_reduce_scatter(_block)'s one algorithm: the fault-tolerant
- * allreduce of the whole vector, then this rank's block of the result.
+ * ftc_reduce_scatter(_block) by the fault-tolerant allreduce of the whole
+ * vector, then this rank's block of the result: for small vectors, and
+ * for an op that is not commutative (select.c); and the recovery of
+ * recursive_halving.c, restarting every survivor from its input.
  *
  *   vector    the input (sendbuf, or in place recvbuf) copied into the
  *             communicator's room for it
@@ -15,15 +17,9 @@
  *
  *     [a0 a1] [b0 b1]  ->  rank 0 [a0 op b0]   rank 1 [a1 op b1]
  *
- * Why not a reduce-scatter of its own: a block that travels reduced over
- * some ranks only is no partial value of whole vectors, and after a death
- * the survivors could not put its blocks together into one S (ops have no
- * inverse); the allreduce's engine keeps every value whole (its
- * Rabenseifner attempt restarts unfinished ranks from their inputs). Open
- * MPI's own choices cost as much at the sizes they take: its recursive
- * doubling and butterfly exchange whole halves for small vectors, and its
- * basic linear (a reduce to rank 0, then a scatter) moves the vector twice
- * for large ones, as the allreduce's reduce-scatter + allgather does.
+ * Why for small vectors: its log2 n steps are as few as recursive
+ * halving's, with no confirmation after them (the allreduce's engine keeps
+ * every value whole, and a late rank is served its result).
  *
  * Cost: the allreduce of the whole vector (recursive doubling: log2 n
  * (alpha + N beta + N gamma); Rabenseifner: about 2 log2 n alpha + 2 N
@@ -39,13 +35,6 @@
 #include "reduce_scatter.h"
 #include "state.h"
 
-int ftc_reduce_scatter_reserve(const ftc_reduce_scatter_call *call)
-{
-    struct ftc_reduce_scatter_state *s = call->comm->reduce_scatter;
-    const size_t bytes = (size_t)call->count * call->extent;
-    return ftc_ensure_capacity(&s->vector, &s->vector_capacity, bytes > 0 ? bytes : 1);
-}
-
 /* Whether the engine completed the call: on success, and in strict mode
  * when S lacks a rank (the result is there all the same). */
 static bool result_computed(int rc)
@@ -53,7 +42,7 @@ static bool result_computed(int rc)
     return rc == MPI_SUCCESS || ftc_ft_is_process_failure(rc);
 }
 
-int ftc_reduce_scatter_run(const ftc_reduce_scatter_call *call)
+int ftc_reduce_scatter_by_allreduce(const ftc_reduce_scatter_call *call)
 {
     ftc_comm_t comm = call->comm;
     char *vector = comm->reduce_scatter->vector;

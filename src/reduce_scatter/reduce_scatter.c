@@ -1,18 +1,19 @@
 /*
  * ftc_reduce_scatter and ftc_reduce_scatter_block: check the arguments,
- * then run the allreduce of the whole vector and keep this rank's block
- * (allreduce_block.c), which also ends the call over the survivors after
- * a failure.
+ * then run the algorithm select.c picks (recursive_halving.c, or the
+ * allreduce of the whole vector, allreduce_block.c), which also ends the
+ * call over the survivors after a failure.
  *
  *   rank 0 [a0 a1 a2]  rank 1 [b0 b1 b2]   recvcounts {2, 1}
  *       ->  rank 0 [a0+b0 a1+b1]   rank 1 [a2+b2]
  *
- * Cost: allreduce_block.c's.
+ * Cost: the algorithm's.
  */
 #include <limits.h>
 #include <stdlib.h>
 
 #include "../allreduce/checks.h"
+#include "../buffer.h"
 #include "../args.h"
 #include "../comm.h"
 #include "../error.h"
@@ -30,28 +31,100 @@ enum { MAX_VECTOR_BYTES = INT_MAX - (1 << 16) };
 
 static int reduce_scatter_create(ftc_comm_t comm)
 {
-    comm->reduce_scatter = calloc(1, sizeof(*comm->reduce_scatter));
-    return comm->reduce_scatter ? MPI_SUCCESS
-                                : ftc_fail(MPI_ERR_NO_MEM, "ftc_comm_create: out of memory");
+    struct ftc_reduce_scatter_state *s = calloc(1, sizeof(*s));
+    comm->reduce_scatter = s;
+    if (!s || !(s->displs = malloc(((size_t)comm->size + 1) * sizeof(int)))
+        || !ftc_holdings_init(&s->entered, comm->size))
+        return ftc_fail(MPI_ERR_NO_MEM, "ftc_comm_create: out of memory");
+    return MPI_SUCCESS;
+}
+
+/* FTCOLL_REDUCE_SCATTER_ALGORITHM: auto (unset), allreduce or
+ * recursive_halving. */
+static int reduce_scatter_read_settings(ftc_comm_t comm)
+{
+    const char *name = getenv("FTCOLL_REDUCE_SCATTER_ALGORITHM");
+    if (!name || !*name || ftc_reduce_scatter_parse_name(name, &comm->reduce_scatter->forced))
+        return MPI_SUCCESS;
+    return ftc_fail(MPI_ERR_ARG, "FTCOLL_REDUCE_SCATTER_ALGORITHM=\"%s\": expected auto, "
+                                 "allreduce or recursive_halving", name);
+}
+
+/* Ranks running different algorithms would never meet. */
+static int reduce_scatter_agreed(ftc_comm_t comm, ftc_equal_value *values)
+{
+    values[0] = (ftc_equal_value){ "FTCOLL_REDUCE_SCATTER_ALGORITHM",
+                                   comm->reduce_scatter->forced, NULL };
+    return 1;
 }
 
 static void reduce_scatter_release(ftc_comm_t comm)
 {
-    if (!comm->reduce_scatter)
+    struct ftc_reduce_scatter_state *s = comm->reduce_scatter;
+    if (!s)
         return;
-    free(comm->reduce_scatter->vector);
-    free(comm->reduce_scatter);
+    free(s->vector);
+    free(s->displs);
+    ftc_holdings_destroy(&s->entered);
+    free(s);
     comm->reduce_scatter = NULL;
 }
 
 const ftc_module ftc_reduce_scatter_module = {
     .name = "reduce_scatter",
     .create = reduce_scatter_create,
+    .read_settings = reduce_scatter_read_settings,
+    .agreed = reduce_scatter_agreed,
     .release = reduce_scatter_release,
 };
 
 /* ftc_reduce_scatter_block keeps its state in the reduce_scatter module's. */
 const ftc_module ftc_reduce_scatter_block_module = { .name = "reduce_scatter_block" };
+
+/* ---- the whole vector ------------------------------------------------------------------- */
+
+/* Each rank's block's first element, and the vector's end (the counts
+ * summed below INT_MAX): the halving's layout reads them. */
+static void lay_out_blocks(const ftc_reduce_scatter_call *call)
+{
+    int *displs = call->comm->reduce_scatter->displs;
+    displs[0] = 0;
+    for (int r = 0; r < call->comm->size; r++)
+        displs[r + 1] = displs[r] + (call->counts ? call->counts[r] : call->block_count);
+}
+
+/* The algorithm: forced, else by the rules; recursive halving only for a
+ * commutative op. */
+static ftc_reduce_scatter_algorithm choose(const ftc_reduce_scatter_call *call)
+{
+    int commutative = 0;
+    if (MPI_Op_commutative(call->op, &commutative) != MPI_SUCCESS)
+        commutative = 0;
+    const ftc_reduce_scatter_algorithm forced = call->comm->reduce_scatter->forced;
+    const size_t bytes = (size_t)call->count * call->extent;
+    if (forced == FTC_REDUCE_SCATTER_AUTO)
+        return ftc_reduce_scatter_decide(call->comm->size, bytes, commutative);
+    return forced == FTC_REDUCE_SCATTER_RECURSIVE_HALVING && !commutative
+               ? FTC_REDUCE_SCATTER_ALLREDUCE : forced;
+}
+
+/* Room for the whole vector (the allreduce's), or for the halving's
+ * working copy and a span arriving beside it. */
+int ftc_reduce_scatter_reserve(const ftc_reduce_scatter_call *call)
+{
+    struct ftc_reduce_scatter_state *s = call->comm->reduce_scatter;
+    const size_t copies = call->algorithm == FTC_REDUCE_SCATTER_RECURSIVE_HALVING ? 2 : 1;
+    const size_t bytes = copies * (size_t)call->count * call->extent;
+    return ftc_ensure_capacity(&s->vector, &s->vector_capacity, bytes > 0 ? bytes : 1);
+}
+
+int ftc_reduce_scatter_run(const ftc_reduce_scatter_call *call)
+{
+    call->comm->reduce_scatter->last = call->algorithm;
+    return call->algorithm == FTC_REDUCE_SCATTER_RECURSIVE_HALVING
+               ? ftc_reduce_scatter_by_halving(call)
+               : ftc_reduce_scatter_by_allreduce(call);
+}
 
 /* ---- argument checks --------------------------------------------------- */
 
@@ -83,6 +156,9 @@ static int check_call(ftc_reduce_scatter_call *call, long long total, const void
     call->input = in_place ? call->result : sendbuf;
     call->extent = (size_t)comm->checked.known.shape.extent;
     call->type_size = comm->checked.known.shape.size;
+    call->algorithm = choose(call);
+    if (call->algorithm == FTC_REDUCE_SCATTER_RECURSIVE_HALVING)
+        lay_out_blocks(call);
     return ftc_reduce_scatter_reserve(call);
 }
 
@@ -149,7 +225,25 @@ int ftc_reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[
     int rc = ftc_check_comm(call.name, comm);
     if (rc == MPI_SUCCESS)
         rc = count_blocks(&call, recvcounts, &total);
-    if (rc == MPI_SUCCESS)
+    if (rc == MPI_SUCCESS) {
+        call.counts = recvcounts;
         rc = check_call(&call, total, sendbuf, sendbuf == MPI_IN_PLACE);
+    }
     return run_guarded(comm, &call, FTC_GUARDED_REDUCE_SCATTER, rc);
+}
+
+int ftc_reduce_scatter_last_algorithm(ftc_comm_t comm, ftc_reduce_scatter_algorithm *executed)
+{
+    ftc_clear_error();
+    const char *name = "ftc_reduce_scatter_last_algorithm";
+    int rc = ftc_check_comm(name, comm);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (!executed)
+        return ftc_fail(MPI_ERR_ARG, "%s: executed is NULL", name);
+    if (comm->reduce_scatter->last == FTC_REDUCE_SCATTER_AUTO)
+        return ftc_fail(MPI_ERR_ARG, "%s: no ftc_reduce_scatter(_block) ran on this "
+                        "communicator yet", name);
+    *executed = comm->reduce_scatter->last;
+    return MPI_SUCCESS;
 }

@@ -10,6 +10,7 @@
 #include <mpi.h>
 
 #include "../comm.h"
+#include "algorithms.h"
 
 typedef struct {
     const char *name;            /* the public call, for messages */
@@ -19,8 +20,11 @@ typedef struct {
     int count;                   /* the whole vector's elements */
     int block_offset;            /* this rank's block: its first element ... */
     int block_count;             /* ... and its elements */
+    const int *counts;           /* every rank's block's elements (ftc_reduce_scatter), or
+                                  * NULL: block_count each (ftc_reduce_scatter_block) */
     MPI_Datatype type;
     MPI_Op op;
+    ftc_reduce_scatter_algorithm algorithm;   /* the one that runs (select.c) */
     size_t extent;               /* the type's */
     int type_size;
 } ftc_reduce_scatter_call;
@@ -29,8 +33,16 @@ typedef struct {
  * memory stops every rank. */
 int ftc_reduce_scatter_reserve(const ftc_reduce_scatter_call *call);
 
-/* The whole call over the live ranks, the allreduce's recovery after a
- * failure. */
+/* The whole call over the live ranks, by the algorithm the rules (or a
+ * forced one) pick (select.c). */
 int ftc_reduce_scatter_run(const ftc_reduce_scatter_call *call);
+
+/* The allreduce of the whole vector, then this rank's block
+ * (allreduce_block.c); the recursive halving's recovery too. */
+int ftc_reduce_scatter_by_allreduce(const ftc_reduce_scatter_call *call);
+
+/* Recursive halving, then a confirmation (recursive_halving.c): a
+ * commutative op only. */
+int ftc_reduce_scatter_by_halving(const ftc_reduce_scatter_call *call);
 
 #endif

@@ -189,26 +189,10 @@ static int combine(chain *c)
  * another rank never takes it). */
 static int exchange_tokens(chain *c)
 {
-    static const char empty = 0;
-    char in = 0;
     ftc_allreduce_injection_point(c->comm, c->number, STEP_TOKENS, FTC_INJECT_BEFORE_SEND, NULL);
-    for (int d = 1; d < c->n; d *= 2) {
-        const int from = (c->i - d + c->n) % c->n, to = (c->i + d) % c->n;
-        MPI_Request r[2] = { MPI_REQUEST_NULL, MPI_REQUEST_NULL };
-        const int expected[2] = { 0, -1 };
-        int rc = ftc_p2p_irecv(&in, 0, MPI_BYTE, from, c->tag, c->epoch, &r[0]);
-        if (rc == MPI_SUCCESS)
-            rc = ftc_p2p_isend(&empty, 0, MPI_BYTE, to, c->tag, c->epoch, &r[1]);
-        if (rc != MPI_SUCCESS) {
-            ftc_ft_abandon(r, expected, 2);
-            return ftc_fail_mpi(rc, "%s: a token failed", c->call->name);
-        }
-        rc = ftc_ft_wait_in_flow(c->comm, r, expected, 2, STEP_TOKENS, c->call->name,
-                                 "waiting for the token of", rank_of(c, from));
-        if (rc != MPI_SUCCESS)
-            return rc;
-    }
-    return MPI_SUCCESS;
+    const ftc_ft_empties e = { .comm = c->comm, .tag = c->tag, .step = STEP_TOKENS,
+                               .call = c->call->name, .doing = "waiting for the token of" };
+    return ftc_ft_dissemination(&e, NULL, NULL);
 }
 
 /* A wrong size upstream or here: the ranks after this one are told (and
@@ -271,22 +255,12 @@ static void own_block(const chain *c, char *to)
     ftc_scan_write_tag(c->call, to, c->made ? FTC_SCAN_TAG_PREFIX : FTC_SCAN_TAG_INPUT, combined);
 }
 
-/* The holdings of this rank's block, in the engine's round and its kept
- * copy: the rank alone. */
-static ftc_holdings *own_holdings(const chain *c)
-{
-    ftc_holdings *held = ftc_allreduce_call_holdings(c->comm);
-    ftc_holdings_clear(held);
-    ftc_holdings_add(held, c->comm->rank);
-    return held;
-}
-
 /* The chain completed here: S, every live rank up to this one, reported;
  * P_i kept for ranks still inside the call at a meeting. */
 static int complete(const chain *c)
 {
     ftc_comm_t comm = c->comm;
-    const ftc_holdings *held = own_holdings(c);
+    const ftc_holdings *held = ftc_allreduce_own_holdings(c->comm);
     const int words = word_count(c);
     const ftc_kept_part part = { .op = MPI_BOR, .block_width = block_width(c), .root = -1 };
     const ftc_completed_as how = c->i + 1 == c->n || c->tokens ? FTC_EVERYONE_ENTERED
@@ -317,7 +291,7 @@ static int recover(const chain *c)
     own_block(c, blocks + (size_t)comm->rank * block_width(c));
     ftc_holdings_copy(&s->made, &s->result);   /* the epoch changes in the meeting */
     rc = ftc_allreduce_resume(comm, c->number, blocks, words, MPI_UINT64_T, MPI_BOR, bytes,
-                              own_holdings(c));
+                              ftc_allreduce_own_holdings(c->comm));
     if (rc == MPI_SUCCESS && c->made)   /* its result is there, over every live rank up to it */
         ftc_allreduce_report_set(comm, &s->made);
     return rc == MPI_SUCCESS && !c->made ? ftc_scan_fold(c->call, blocks) : rc;

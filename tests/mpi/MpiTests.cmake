@@ -334,6 +334,17 @@ function(ftcoll_mpi_suite label library large_max_procs procs_var)
     ftcoll_mpi_test(${label}.scan.p34 34 ${label}_test_scan LABEL ${label}
                     EXPECT "${FTCOLL_SCAN_OK}" ARGS --quick)
   endif()
+  # each reduce_scatter algorithm forced at every size: recursive halving
+  # with and without spares, the allreduce on two ranks (the rules halve)
+  foreach(procs 3 5 8)
+    ftcoll_mpi_test(${label}.reduce_scatter_halving.p0${procs} ${procs}
+                    ${label}_test_reduce_scatter LABEL ${label}
+                    EXPECT "${FTCOLL_REDUCE_SCATTER_OK}"
+                    ENV FTCOLL_REDUCE_SCATTER_ALGORITHM=recursive_halving)
+  endforeach()
+  ftcoll_mpi_test(${label}.reduce_scatter_allreduce.p02 2 ${label}_test_reduce_scatter
+                  LABEL ${label} EXPECT "${FTCOLL_REDUCE_SCATTER_OK}"
+                  ENV FTCOLL_REDUCE_SCATTER_ALGORITHM=allreduce)
   ftcoll_allreduce_tests(${label} ${label}_test_allreduce ${label} ${large_max_procs}
                          ${${procs_var}})
   ftcoll_per_procs_tests(bcast "${FTCOLL_BCAST_OK}" ${label} ${label}_test_bcast

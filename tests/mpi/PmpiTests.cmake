@@ -116,13 +116,13 @@ pmpi_test(pmpi.ftcrun.bad_collective 1 ${expect_run} 2
   "--algorithm: unknown collective \"alltoallw\"" --
   ${ftcrun} -n 2 --algorithm alltoallw=linear -- true)
 pmpi_test(pmpi.ftcrun.bad_scan_algorithm 1 ${expect_run} 2
-  "--algorithm exscan=\"linear\": expected ftcoll, allgather \\(its one algorithm\\) or native" --
+  "--algorithm exscan=\"linear\": expected ftcoll, chain \\(its one algorithm\\) or native" --
   ${ftcrun} -n 2 --algorithm exscan=linear -- true)
 pmpi_test(pmpi.ftcrun.bad_alltoall_algorithm 1 ${expect_run} 2
   "--algorithm alltoallv=\"ring\": expected ftcoll, auto, linear, pairwise, modified_bruck or native" --
   ${ftcrun} -n 2 --algorithm alltoallv=ring -- true)
 pmpi_test(pmpi.ftcrun.bad_reduce_scatter_algorithm 1 ${expect_run} 2
-  "--algorithm reduce_scatter=\"ring\": expected ftcoll, allreduce \\(its one algorithm\\) or native" --
+  "--algorithm reduce_scatter=\"ring\": expected ftcoll, auto, allreduce, recursive_halving or native" --
   ${ftcrun} -n 2 --algorithm reduce_scatter=ring -- true)
 pmpi_test(pmpi.ftcrun.two_alltoall_algorithms 1 ${expect_run} 2
   "alltoall and alltoallv share one algorithm setting, already \"linear\"" --
@@ -197,11 +197,15 @@ pmpi_test(pmpi.semantics.reduce_scatter.p04 4 ${expect_run} 0 "pmpi p=4: all che
   "reduce_scatter [1-9][0-9]* by ftcoll, 0 by MPI; reduce_scatter_block [1-9][0-9]* by ftcoll, 0 by MPI"
   "reduce_scatter\\(_block\\): allreduce x[1-9]" --
   ${ftcrun_launch} -n 4 --algorithm reduce_scatter=allreduce -- $<TARGET_FILE:pmpi_test_pmpi>)
+pmpi_test(pmpi.semantics.reduce_scatter_halving.p05 5 ${expect_run} 0 "pmpi p=5: all checks passed"
+  "reduce_scatter [1-9][0-9]* by ftcoll, 0 by MPI; reduce_scatter_block [1-9][0-9]* by ftcoll, 0 by MPI"
+  "reduce_scatter\\(_block\\): recursive_halving x[1-9]" --
+  ${ftcrun_launch} -n 5 --algorithm reduce_scatter_block=recursive_halving -- $<TARGET_FILE:pmpi_test_pmpi>)
 # every MPI_Scan and MPI_Exscan by ftcoll
 pmpi_test(pmpi.semantics.scan.p04 4 ${expect_run} 0 "pmpi p=4: all checks passed"
   "scan [1-9][0-9]* by ftcoll, 0 by MPI; exscan [1-9][0-9]* by ftcoll, 0 by MPI"
-  "scan, exscan: allgather x[1-9]" --
-  ${ftcrun_launch} -n 4 --algorithm scan=allgather -- $<TARGET_FILE:pmpi_test_pmpi>)
+  "scan, exscan: chain x[1-9]" --
+  ${ftcrun_launch} -n 4 --algorithm scan=chain -- $<TARGET_FILE:pmpi_test_pmpi>)
 pmpi_test(pmpi.semantics.mst.p05 5 ${expect_run} 0 "pmpi p=5: all checks passed"
   "broadcast trees: [1-9][0-9]* call\\(s\\), the last over the mst tree" --
   ${ftcrun_launch} -n 5 --algorithm bcast=mst -- $<TARGET_FILE:pmpi_test_pmpi>)

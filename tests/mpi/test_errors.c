@@ -9,6 +9,8 @@
  *
  * Exit status 0 when every check passed on every rank.
  */
+#define _POSIX_C_SOURCE 200809L   /* setenv, unsetenv */
+
 #include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -714,6 +716,40 @@ static int check_alltoall_arguments(ftc_comm_t comm, int rank, int p)
     return f;
 }
 
+/* Ranks that disagree on recvcount (rank 1 passes one more) under
+ * recursive halving, forced on a fresh communicator: no rank waits for
+ * ever, rank 1 and any rank that got a message of the wrong size return
+ * MPI_ERR_TRUNCATE, the others succeed; a good call follows. */
+static int check_reduce_scatter_count_mismatch(int rank, int p)
+{
+    enum { MAX = 64 };
+    if (p < 2 || p > MAX)
+        return 0;
+    ftc_comm_t fresh;
+    setenv("FTCOLL_REDUCE_SCATTER_ALGORITHM", "recursive_halving", 1);
+    const int created = ftc_comm_create(MPI_COMM_WORLD, &fresh);
+    unsetenv("FTCOLL_REDUCE_SCATTER_ALGORITHM");
+    if (created != MPI_SUCCESS)
+        return failed("ftc_comm_create", ftc_error_message());
+    int send[3 * MAX], recv[3];
+    for (int i = 0; i < 3 * p; i++)
+        send[i] = rank + i;
+    const int rc = ftc_reduce_scatter_block(send, recv, rank == 1 ? 3 : 2, MPI_INT, MPI_SUM,
+                                            fresh);
+    int f = rank == 1 ? expect_error("ftc_reduce_scatter_block: rank 1's recvcount differs", rc,
+                                     MPI_ERR_TRUNCATE, NULL)
+                      : expect_true("ftc_reduce_scatter_block with a recvcount that differs: "
+                                    "MPI_SUCCESS or MPI_ERR_TRUNCATE",
+                                    rc == MPI_SUCCESS || class_of(rc) == MPI_ERR_TRUNCATE);
+    f += expect_success("ftc_reduce_scatter_block after the mismatch",
+                        ftc_reduce_scatter_block(send, recv, 2, MPI_INT, MPI_SUM, fresh));
+    for (int i = 0; i < 2; i++)
+        f += expect_true("ftc_reduce_scatter_block's result after the mismatch",
+                         recv[i] == p * (p - 1) / 2 + p * (2 * rank + i));
+    f += expect_success("ftc_comm_free", ftc_comm_free(&fresh));
+    return f;
+}
+
 static int check_reduce_scatter_arguments(ftc_comm_t comm, int rank, int p)
 {
     enum { MAX = 64 };
@@ -757,7 +793,7 @@ static int check_reduce_scatter_arguments(ftc_comm_t comm, int rank, int p)
     for (int i = 0; i < 2; i++)
         f += expect_true("ftc_reduce_scatter_block's result",
                          recv[i] == p * (p - 1) / 2 + p * (2 * rank + i));
-    return f;
+    return f + check_reduce_scatter_count_mismatch(rank, p);
 }
 
 /* A user's op that is not commutative: the left operand wins. */

@@ -50,6 +50,7 @@ MEASURING_TREE = "check=64"
 ALLGATHERV_ALGORITHMS = ["linear", "bruck", "ring", "neighbor_exchange", "two_proc", "sparbit"]
 GATHER_ALGORITHMS = ["basic_linear", "binomial", "linear_sync"]
 SCATTER_ALGORITHMS = ["basic_linear", "binomial"]
+REDUCE_SCATTER_ALGORITHMS = ["allreduce", "recursive_halving"]
 ALLTOALL_ALGORITHMS = ["linear", "pairwise", "modified_bruck"]
 CALIBRATION_CALLS = 400
 MAX_CALLS = 50000
@@ -528,7 +529,8 @@ def plan_job(args, job):
     bcast_tree = rng.choice(BCAST_TREES) if rng.random() < args.bcast_trees else "auto"
     tree_settings = MEASURING_TREE if rng.random() < 0.5 else ""
     scatter = rng.choice(SCATTER_ALGORITHMS) if rng.random() < 0.5 else "auto"
-    return {"scatter": scatter, "bcast_tree": bcast_tree, "tree_settings": tree_settings,
+    reduce_scatter = rng.choice(REDUCE_SCATTER_ALGORITHMS) if rng.random() < 0.5 else "auto"
+    return {"scatter": scatter, "reduce_scatter": reduce_scatter, "bcast_tree": bcast_tree, "tree_settings": tree_settings,
             "job": job, "p": p, "program": program, "after": after, "variation": variation,
             "victims": victims, "fractions": fractions, "jitters": jitters, "gaps": gaps,
             "bcast_plan": bcast_plan, "bcast_confirm": bcast_confirm, "allgather": allgather,
@@ -691,6 +693,7 @@ def run_job(args, env, calibrator, plan):
                    FTCOLL_ALLGATHERV_ALGORITHM=plan["allgatherv"],
                    FTCOLL_GATHER_ALGORITHM=plan["gather"],
                    FTCOLL_SCATTER_ALGORITHM=plan["scatter"],
+                   FTCOLL_REDUCE_SCATTER_ALGORITHM=plan["reduce_scatter"],
                    FTCOLL_ALLTOALL_ALGORITHM=plan["alltoall"])
     if plan["bcast_tree"] != "auto":
         job_env.update(FTCOLL_BCAST=plan["bcast_tree"], FTCOLL_TREE=plan["tree_settings"])
@@ -716,6 +719,8 @@ def run_job(args, env, calibrator, plan):
         what += " FTCOLL_SCATTER_ALGORITHM=" + plan["scatter"]
     if plan["alltoall"] != "auto":
         what += " FTCOLL_ALLTOALL_ALGORITHM=" + plan["alltoall"]
+    if plan["reduce_scatter"] != "auto":
+        what += " FTCOLL_REDUCE_SCATTER_ALGORITHM=" + plan["reduce_scatter"]
     notes = res["stderr"].count("MPI_Finalize still waits")
     line = "job %d p=%d %s calls=%d kills=[%s] (%s) %s %.1fs%s" % (
         plan["job"], p, what, calls, describe_kills(res, schedule), plan["variation"],
