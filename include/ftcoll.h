@@ -652,8 +652,10 @@ int ftc_scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatyp
  * inputs of ranks 0..r-1; rank 0's recvbuf is left as it was (MPI: it is
  * undefined); MPI_IN_PLACE as sendbuf. As ftc_scan otherwise: after
  * deaths, op over S's ranks before r, and where S has none (every rank
- * before r dead, its input lost) recvbuf is left as it was, which
- * in_result shows. Rank 0's recvbuf may be NULL, unless in place.
+ * before r dead, its input lost) recvbuf is undefined as rank 0's is (left
+ * as it was, or holding part of a prefix whose sender died sending it;
+ * in place: left as it was), which in_result shows. Rank 0's recvbuf may
+ * be NULL, unless in place.
  */
 int ftc_exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                ftc_comm_t comm);

@@ -4,7 +4,9 @@
  * scan does.
  *
  *   live index i of n, a_i its input (N bytes), P_i = (..(a_0 op a_1)..) op a_i:
- *     receive  P_i-1 from i - 1                      (i > 0)
+ *     receive  P_i-1 from i - 1                      (i > 0; an exscan's
+ *                                                     into recvbuf itself,
+ *                                                     unless in place)
  *     combine  scan:   recvbuf = P_i = P_i-1 op a_i  (a_0 at i = 0)
  *              exscan: recvbuf = P_i-1, and P_i = P_i-1 op a_i beside it
  *     send     P_i to i + 1, N bytes                 (i < n - 1)
@@ -21,7 +23,9 @@
  *             classes can still disagree on the tokens (docs/ft-allreduce.md)
  *   failure   every wait includes the layer's sentinel: each survivor stops
  *             within milliseconds, holding P_i once its message arrived
- *             (rank 0 always), else its own input a_i
+ *             (rank 0 always), else its own input a_i (and an exscan's
+ *             recvbuf maybe part of P_i-1, which the fold overwrites, or
+ *             which stays where S has no rank before it)
  *   recovery  the call becomes the engine's (ftc_allreduce_resume): one
  *             block per rank, N bytes, a tag (1: a prefix, 2: an input)
  *             and, for a prefix, the ranks it combines (the live ranks up
@@ -94,8 +98,9 @@ static int rank_of(const chain *c, int index) { return ftc_ft_live_ranks(c->ft)[
 /* Where P_i is once made: a scan's recvbuf; an exscan's slot 1, or at
  * rank 0 its input (P_0 = a_0; an exscan's rank 0 writes no recvbuf). An
  * exscan's last rank makes no P_i, which nobody after it needs: its block
- * says "prefix" over P_i-1, whose bytes no survivor ever reads (a block's
- * bytes serve only ranks above it). */
+ * says "prefix" over slot 0's bytes (P_i-1, or nothing when P_i-1 arrived
+ * in recvbuf), which no survivor ever reads (a block's bytes serve only
+ * ranks above it). */
 static const char *own_prefix(const chain *c)
 {
     if (!c->call->exclusive)
@@ -118,13 +123,25 @@ static int expected_bytes(const chain *c)
     return bytes <= INT_MAX ? (int)bytes : -1;
 }
 
+/* Where P_i-1 arrives: an exscan's recvbuf, its result, unless in place
+ * (recvbuf is the input then, which a recovery may need); else slot 0. */
+static bool arrives_in_result(const chain *c)
+{
+    return c->call->exclusive && c->call->result != c->call->input;
+}
+
+static char *arrival(const chain *c)
+{
+    return arrives_in_result(c) ? c->call->result : slot(c, 0);
+}
+
 /* The prefix travels typed, count elements: no byte count to overflow. */
 static int receive(chain *c)
 {
     const int expected = expected_bytes(c);
     const int previous = rank_of(c, c->i - 1);
     MPI_Request r = MPI_REQUEST_NULL;
-    const int rc = ftc_p2p_irecv(slot(c, 0), c->call->count, c->call->type, c->i - 1, c->tag,
+    const int rc = ftc_p2p_irecv(arrival(c), c->call->count, c->call->type, c->i - 1, c->tag,
                                  c->epoch, &r);
     if (rc != MPI_SUCCESS)
         return ftc_fail_mpi(rc, "%s: a receive failed", c->call->name);
@@ -157,9 +174,9 @@ static int reduce(const chain *c, const void *in, void *inout)
     return MPI_SUCCESS;
 }
 
-/* Slot 0 holds P_i-1 (i > 0): recvbuf gets the result and P_i is made
- * (own_prefix). An exscan makes P_i before writing recvbuf: in place,
- * recvbuf is its input. */
+/* P_i-1 has arrived (i > 0; arrival()): recvbuf gets the result and P_i
+ * is made (own_prefix). An exscan makes P_i before writing recvbuf: in
+ * place, recvbuf is its input. */
 static int combine(chain *c)
 {
     const ftc_scan_call *call = c->call;
@@ -173,15 +190,16 @@ static int combine(chain *c)
     }
     if (c->i == 0)
         return MPI_SUCCESS;
-    if (c->i + 1 == c->n) {
-        memcpy(call->result, slot(c, 0), bytes);
-        return MPI_SUCCESS;
+    const bool last = c->i + 1 == c->n;
+    if (!last) {
+        memcpy(slot(c, 1), call->input, bytes);
+        const int rc = reduce(c, arrival(c), slot(c, 1));
+        if (rc != MPI_SUCCESS)
+            return rc;
     }
-    memcpy(slot(c, 1), call->input, bytes);
-    const int rc = reduce(c, slot(c, 0), slot(c, 1));
-    if (rc == MPI_SUCCESS)
+    if (!arrives_in_result(c))
         memcpy(call->result, slot(c, 0), bytes);
-    return rc;
+    return MPI_SUCCESS;
 }
 
 /* The dissemination barrier's empty messages (on the call's tag: a chain

@@ -69,7 +69,8 @@
  * lengths in rank order: a run of one call of each kind ftc_scan's, the
  * next ftc_exscan's, half of them in place. Every rank checks every element exact over the ranks of
  * the call's S up to it (ftc_exscan: before it), or, where S has none of
- * them, recvbuf as it was; S is defined up to the caller: any two
+ * them and the call is in place, recvbuf as it was (else it is undefined,
+ * as MPI's rank 0's); S is defined up to the caller: any two
  * survivors r < q agree on every call's S up to r (compared after the
  * loop).
  *
@@ -941,7 +942,8 @@ static int torture_reduce_scatter_loop_call(ftc_comm_t comm, run_state *st, cons
 
 /* --collective scan: the allreduce's kinds and lengths, runs of one call
  * of each kind ftc_scan's and ftc_exscan's in turn; every rank checks its prefix over
- * S, or recvbuf as it was where S has no rank of the prefix. */
+ * S; where S has no rank of the prefix, recvbuf is undefined (part of a
+ * prefix whose sender died may be there), but in place as it was. */
 static int torture_scan_loop_call(ftc_comm_t comm, run_state *st, const options *opt, int call,
                                   MPI_Op user_op, void *send, void *recv)
 {
@@ -966,10 +968,9 @@ static int torture_scan_loop_call(ftc_comm_t comm, run_state *st, const options 
     int bad = 0;
     if (prefix != 0) {
         bad = check_elements(st, kind, call, 0, n, prefix, recv, shape.element_size);
-    } else {
+    } else if (shape.in_place) {
         for (size_t b = 0; b < bytes && !bad; b++)
-            bad = ((const unsigned char *)recv)[b]
-                  != (shape.in_place ? ((const unsigned char *)send)[b] : 0x5A);
+            bad = ((const unsigned char *)recv)[b] != ((const unsigned char *)send)[b];
         if (bad)
             fprintf(stderr, "MISMATCH rank %d call %d: no rank of S=%#llx before it, but "
                     "recvbuf changed\n", st->rank, call, (unsigned long long)s);
