@@ -597,8 +597,7 @@ int ftc_reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[
 /*
  * The reduce-scatter's algorithms. FTCOLL_REDUCE_SCATTER_ALGORITHM (a name
  * or number; the ranks of a communicator must agree) forces one for the
- * communicators created after it is set; recursive halving falls back to
- * the allreduce for an op that is not commutative.
+ * communicators created after it is set.
  */
 typedef enum {
     FTC_REDUCE_SCATTER_AUTO = 0,               /* by the rules above */

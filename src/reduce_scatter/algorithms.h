@@ -12,12 +12,11 @@
 #include "ftcoll.h"
 
 
-/* By the rules: recursive halving for a commutative op on a vector of at
- * least FTC_HALVING_MIN_BYTES (any, on two ranks), else the allreduce.
+/* By the rules: recursive halving on a vector of at least
+ * FTC_HALVING_MIN_BYTES (any, on two ranks), else the allreduce.
  * From p and the vector's bytes only, never the live ranks: a rank still
  * in an older epoch picks as the others do. */
-ftc_reduce_scatter_algorithm ftc_reduce_scatter_decide(int p, size_t vector_bytes,
-                                                       bool commutative);
+ftc_reduce_scatter_algorithm ftc_reduce_scatter_decide(int p, size_t vector_bytes);
 
 /* "auto", "allreduce", "recursive_halving" (or 0, 1, 2) into *out; false
  * for anything else. */

@@ -1,8 +1,8 @@
 /*
  * ftc_reduce_scatter(_block) by the fault-tolerant allreduce of the whole
- * vector, then this rank's block of the result: for small vectors, and
- * for an op that is not commutative (select.c); and the recovery of
- * recursive_halving.c, restarting every survivor from its input.
+ * vector, then this rank's block of the result: for small vectors
+ * (select.c), and the recovery of recursive_halving.c, restarting every
+ * survivor from its input.
  *
  *   vector    the input (sendbuf, or in place recvbuf) copied into the
  *             communicator's room for it

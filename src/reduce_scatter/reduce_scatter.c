@@ -93,19 +93,14 @@ static void lay_out_blocks(const ftc_reduce_scatter_call *call)
         displs[r + 1] = displs[r] + (call->counts ? call->counts[r] : call->block_count);
 }
 
-/* The algorithm: forced, else by the rules; recursive halving only for a
- * commutative op. */
+/* The algorithm: forced, else by the rules (the op is commutative:
+ * ftc_check_reduction refused any other). */
 static ftc_reduce_scatter_algorithm choose(const ftc_reduce_scatter_call *call)
 {
-    int commutative = 0;
-    if (MPI_Op_commutative(call->op, &commutative) != MPI_SUCCESS)
-        commutative = 0;
     const ftc_reduce_scatter_algorithm forced = call->comm->reduce_scatter->forced;
-    const size_t bytes = (size_t)call->count * call->extent;
-    if (forced == FTC_REDUCE_SCATTER_AUTO)
-        return ftc_reduce_scatter_decide(call->comm->size, bytes, commutative);
-    return forced == FTC_REDUCE_SCATTER_RECURSIVE_HALVING && !commutative
-               ? FTC_REDUCE_SCATTER_ALLREDUCE : forced;
+    if (forced != FTC_REDUCE_SCATTER_AUTO)
+        return forced;
+    return ftc_reduce_scatter_decide(call->comm->size, (size_t)call->count * call->extent);
 }
 
 /* Room for the whole vector (the allreduce's), or for the halving's

@@ -1,11 +1,9 @@
 /*
  * Which algorithm runs an ftc_reduce_scatter(_block): recursive halving
- * (recursive_halving.c) for a commutative op once the whole vector is
- * large enough that its bytes, not its latency, cost most; else the
- * allreduce of the whole vector (allreduce_block.c), which also keeps a
- * non-commutative op's rank order. FTCOLL_REDUCE_SCATTER_ALGORITHM forces
- * one (recursive halving falls back to the allreduce for an op that is not
- * commutative).
+ * (recursive_halving.c) once the whole vector is large enough that its
+ * bytes, not its latency, cost most; else the allreduce of the whole
+ * vector (allreduce_block.c). FTCOLL_REDUCE_SCATTER_ALGORITHM forces one.
+ * The op is always commutative: ftc_check_reduction refuses any other.
  */
 #include "algorithms.h"
 #include "../decision.h"
@@ -18,12 +16,11 @@
  * sends half the allreduce's bytes: from the first byte. */
 enum { FTC_HALVING_MIN_BYTES = 4096 };
 
-ftc_reduce_scatter_algorithm ftc_reduce_scatter_decide(int p, size_t vector_bytes,
-                                                       bool commutative)
+ftc_reduce_scatter_algorithm ftc_reduce_scatter_decide(int p, size_t vector_bytes)
 {
     const size_t from = p == 2 ? 1 : FTC_HALVING_MIN_BYTES;
-    return commutative && p >= 2 && vector_bytes >= from ? FTC_REDUCE_SCATTER_RECURSIVE_HALVING
-                                                         : FTC_REDUCE_SCATTER_ALLREDUCE;
+    return p >= 2 && vector_bytes >= from ? FTC_REDUCE_SCATTER_RECURSIVE_HALVING
+                                          : FTC_REDUCE_SCATTER_ALLREDUCE;
 }
 
 static const ftc_decision_name names[] = {
