@@ -43,6 +43,7 @@
 #include "../buffer.h"
 #include "../error.h"
 #include "../p2p.h"
+#include "../reduce_local.h"
 #include "ft_call.h"
 
 /* ---- FTCOLL_INJECT ------------------------------------------------------------ */
@@ -152,14 +153,14 @@ void ftc_ft_combine(ftc_ft_call *c, bool partner_is_higher)
 {
     if (c->count == 0)
         return;   /* a barrier: the message itself was the point */
-    /* MPI_Reduce_local(in, inout) computes inout = in op inout */
+    /* ftc_reduce_local(in, inout) computes inout = in op inout */
     if (partner_is_higher) {
-        MPI_Reduce_local(c->current, c->incoming, c->count, c->type, c->op);
+        ftc_reduce_local(c->current, c->incoming, c->count, c->type, c->op);
         char *swap = c->current;
         c->current = c->incoming;
         c->incoming = swap;
     } else {
-        MPI_Reduce_local(c->incoming, c->current, c->count, c->type, c->op);
+        ftc_reduce_local(c->incoming, c->current, c->count, c->type, c->op);
     }
 }
 

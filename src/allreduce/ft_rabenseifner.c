@@ -19,6 +19,7 @@
  * (ft_engine.c), and the meeting finishes the call over the survivors'
  * inputs and any completed result.
  */
+#include "../reduce_local.h"
 #include "ft_call.h"
 
 #include "rabenseifner.h"
@@ -53,7 +54,7 @@ static int reduce_scatter(ftc_ft_call *c, int me, int m)
                                        at(c->incoming, c, in.offset), in.count, s.partner);
         if (rc != MPI_SUCCESS)
             return rc;
-        MPI_Reduce_local(at(c->incoming, c, in.offset), at(c->current, c, in.offset), in.count,
+        ftc_reduce_local(at(c->incoming, c, in.offset), at(c->current, c, in.offset), in.count,
                          c->type, c->op);
     }
     return MPI_SUCCESS;

@@ -64,6 +64,7 @@
 #include "../ft/tokens.h"
 #include "../p2p.h"
 #include "../plans/binomial.h"
+#include "../reduce_local.h"
 #include "state.h"
 
 /* FTCOLL_INJECT's steps of a reduce. */
@@ -188,7 +189,7 @@ static int combine(flow *f, int i)
     if (count_of(f) == 0)
         return MPI_SUCCESS;
     const bool input_joins = i == 0 && f->first_into_value;
-    const int rc = MPI_Reduce_local(input_joins ? f->r->input : landing_of(f, i), f->value,
+    const int rc = ftc_reduce_local(input_joins ? f->r->input : landing_of(f, i), f->value,
                                     f->r->count, f->r->type, f->r->op);
     f->value_ready = rc == MPI_SUCCESS;
     return rc == MPI_SUCCESS ? MPI_SUCCESS : ftc_fail_mpi(rc, "ftc_reduce: combining failed");

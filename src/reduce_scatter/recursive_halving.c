@@ -58,6 +58,7 @@
 #include "../error.h"
 #include "../ft/ft.h"
 #include "../p2p.h"
+#include "../reduce_local.h"
 #include "recursive_halving.h"
 #include "reduce_scatter.h"
 #include "state.h"
@@ -149,7 +150,7 @@ static void combine(halving *h, const char *in, char *inout, int count)
 {
     if (h->taint || count == 0)
         return;
-    if (MPI_Reduce_local(in, inout, count, h->call->type, h->call->op) != MPI_SUCCESS)
+    if (ftc_reduce_local(in, inout, count, h->call->type, h->call->op) != MPI_SUCCESS)
         h->taint = ftc_fail(MPI_ERR_OP, "%s: MPI_Reduce_local failed", h->call->name);
 }
 

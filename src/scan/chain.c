@@ -70,6 +70,7 @@
 #include "../error.h"
 #include "../ft/ft.h"
 #include "../p2p.h"
+#include "../reduce_local.h"
 #include "scan.h"
 #include "state.h"
 
@@ -169,7 +170,7 @@ static int send_on(chain *c, bool tainted)
 static int reduce(const chain *c, const void *in, void *inout)
 {
     const ftc_scan_call *call = c->call;
-    if (MPI_Reduce_local(in, inout, call->count, call->type, call->op) != MPI_SUCCESS)
+    if (ftc_reduce_local(in, inout, call->count, call->type, call->op) != MPI_SUCCESS)
         return ftc_fail(MPI_ERR_OP, "%s: MPI_Reduce_local failed", call->name);
     return MPI_SUCCESS;
 }

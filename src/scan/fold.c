@@ -23,6 +23,7 @@
 
 #include "../allreduce/ft_engine.h"
 #include "../error.h"
+#include "../reduce_local.h"
 #include "scan.h"
 #include "state.h"
 
@@ -75,7 +76,7 @@ static int fold_from(const ftc_scan_call *call, char *blocks, int k, int top, in
     for (int j = k + 1; j <= top; j++) {
         if (tag_of(call, blocks, j) != FTC_SCAN_TAG_INPUT)
             continue;
-        if (prefix >= 0 && MPI_Reduce_local(block_of(call, blocks, prefix),
+        if (prefix >= 0 && ftc_reduce_local(block_of(call, blocks, prefix),
                                             block_of(call, blocks, j), call->count,
                                             call->type, call->op) != MPI_SUCCESS)
             return ftc_fail(MPI_ERR_OP, "%s: MPI_Reduce_local failed on rank %d's block",

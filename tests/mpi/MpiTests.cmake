@@ -390,6 +390,14 @@ endfunction()
 # --- plain build (label mpi) --------------------------------------------------------
 ftcoll_mpi_suite(mpi ftcoll_static ${FTCOLL_MPI_LARGE_MAX_PROCS} FTCOLL_MPI_TEST_PROCS)
 
+# ftc_reduce_local's own loops against MPI_Reduce_local, bit for bit (one process).
+add_executable(mpi_test_reduce_local ${FTCOLL_MPI_TEST_DIR}/test_reduce_local.c
+               ${PROJECT_SOURCE_DIR}/src/reduce_local.c)
+target_link_libraries(mpi_test_reduce_local PRIVATE MPI::MPI_C)
+target_compile_options(mpi_test_reduce_local PRIVATE ${FTCOLL_WARNINGS})
+ftcoll_mpi_test(mpi.reduce_local.p01 1 mpi_test_reduce_local
+                EXPECT "reduce_local: [0-9]+ cases, every byte checked")
+
 # --- ASan + UBSan (label asan) ------------------------------------------------------
 # The same programs, compiled with the sanitizers and linked with ftcoll_asan.
 # Leaks inside Open MPI and its runtime libraries are suppressed
