@@ -11,9 +11,13 @@ long ftc_ft_token_period(size_t bytes)
 
 int ftc_ft_token_class(size_t bytes)
 {
+    return ftc_ft_token_class_within(bytes, FTC_FT_KEPT_BYTES);
+}
+
+int ftc_ft_token_class_within(size_t bytes, size_t budget)
+{
     int k = 0;
-    while (k < FTC_FT_TOKEN_CLASSES - 1 &&
-           bytes > FTC_FT_KEPT_BYTES / (size_t)(FTC_FT_WINDOW >> k))
+    while (k < FTC_FT_TOKEN_CLASSES - 1 && bytes > budget / (size_t)(FTC_FT_WINDOW >> k))
         k++;
     return k;
 }

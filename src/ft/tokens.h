@@ -38,6 +38,10 @@ long ftc_ft_token_period(size_t bytes);
 enum { FTC_FT_TOKEN_CLASSES = 7 };
 int ftc_ft_token_class(size_t bytes);
 
+/* The same for a collective whose period of calls may keep `budget` bytes
+ * instead of FTC_FT_KEPT_BYTES. */
+int ftc_ft_token_class_within(size_t bytes, size_t budget);
+
 /* Whether call `number`, the `class_calls`-th call of its size class
  * `token_class` (ftc_ft_token_class) of its collective on the
  * communicator, sends its tokens: in every call whose number is a multiple

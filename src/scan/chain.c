@@ -50,8 +50,8 @@
  *   tokens    with ULFM on three ranks or more, every FTC_FT_WINDOW-th
  *             call and every period-th call of a size class (the token
  *             periods of ft/tokens.h: the copies kept stay within
- *             FTC_FT_KEPT_BYTES) ends in the barrier, so that no rank runs
- *             more than FTC_FT_WINDOW calls ahead
+ *             FTC_SCAN_KEPT_BYTES, select.c) ends in the barrier, so that
+ *             no rank runs more than FTC_FT_WINDOW calls ahead
  *
  * Why this S: a prefix holds a dead rank's input only combined, and ops
  * have no inverse; so survivors never rebuild a prefix out of pieces, they

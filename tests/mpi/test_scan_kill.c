@@ -37,7 +37,7 @@
 enum { CALLS = 10, MAX_RANKS = 64, UNTOUCHED = 0xA5 };
 
 static long recovered_before = 0;   /* check_recovered_calls' count (one communicator) */
-static const int COUNTS[CALLS] = { 1, 3, 1000, 8, 20000, 5, 2, 40000, 7, 300 };
+static const int COUNTS[CALLS] = { 1, 3, 1000, 8, 20000, 5, 2, 270000, 7, 300 };
 
 static bool exclusive(int call) { return call % 2 == 0; }
 static bool in_place(int call) { return call == 3 || call == 6; }

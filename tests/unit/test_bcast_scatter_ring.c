@@ -201,22 +201,33 @@ static void plan_names(void **state)
 /* A power of two dividing the window (so that every multiple of the window
  * has tokens whatever the sizes before it), the whole window while a
  * window's copies fit in the budget, and one period's copies within the
- * budget otherwise, down to tokens on every call. */
-static void token_period_bounds_the_kept_bytes(void **state)
+ * budget otherwise, down to tokens on every call: for the collectives'
+ * budget (ftc_ft_token_period) and for others (the scan keeps 8 MiB). */
+static void check_periods_within(size_t budget, bool default_budget)
 {
-    (void)state;
-    for (size_t power = 1; power <= (1u << 26); power *= 2) {
+    for (size_t power = 1; power <= (1u << 28); power *= 2) {
         for (size_t bytes = power - 1; bytes <= power + 1; bytes++) {
-            const long period = ftc_ft_token_period(bytes);
+            const long period = FTC_FT_WINDOW >> ftc_ft_token_class_within(bytes, budget);
+            if (default_budget)
+                assert_int_equal(period, ftc_ft_token_period(bytes));
             assert_true(period >= 1 && period <= FTC_FT_WINDOW);
             assert_int_equal(FTC_FT_WINDOW % period, 0);
             assert_int_equal(period & (period - 1), 0);
             if (period > 1)
-                assert_true((size_t)period * bytes <= FTC_FT_KEPT_BYTES);
+                assert_true((size_t)period * bytes <= budget);
             if (period < FTC_FT_WINDOW)
-                assert_true((size_t)(2 * period) * bytes > FTC_FT_KEPT_BYTES);
+                assert_true((size_t)(2 * period) * bytes > budget);
         }
     }
+}
+
+static void token_period_bounds_the_kept_bytes(void **state)
+{
+    (void)state;
+    check_periods_within(FTC_FT_KEPT_BYTES, true);
+    check_periods_within((size_t)8 << 20, false);
+    check_periods_within((size_t)64 << 20, false);
+    assert_int_equal(FTC_FT_WINDOW >> ftc_ft_token_class_within(1 << 20, (size_t)8 << 20), 8);
     assert_int_equal(ftc_ft_token_period(0), FTC_FT_WINDOW);
     assert_int_equal(ftc_ft_token_period(FTC_FT_KEPT_BYTES / FTC_FT_WINDOW), FTC_FT_WINDOW);
     assert_int_equal(ftc_ft_token_period(FTC_FT_KEPT_BYTES), 1);
