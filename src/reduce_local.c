@@ -97,13 +97,13 @@ static op_kind op_of(MPI_Op op)
     static bool name(const T *in, T *inout, int n, op_kind op)                                 \
     {                                                                                          \
         if (op == SUM) {                                                                       \
-            for (int i = 0; i < n; i++)                                                        \
-                inout[i] = in[i] + inout[i];                                                   \
+            for (int i = 0; i < n; i++)   /* Open MPI's order: with two NaNs, inout's */     \
+                inout[i] = inout[i] + in[i];                                                   \
             return true;                                                                       \
         }                                                                                      \
         if (op == PROD) {                                                                      \
             for (int i = 0; i < n; i++)                                                        \
-                inout[i] = in[i] * inout[i];                                                   \
+                inout[i] = inout[i] * in[i];                                                   \
             return true;                                                                       \
         }                                                                                      \
         return false;                                                                          \

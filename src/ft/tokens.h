@@ -12,7 +12,8 @@
  * larger size class has them once every `period` of its own calls: the
  * window, halved until the copies of one period fit in FTC_FT_KEPT_BYTES
  * (down to 1: tokens every call). The copies kept at a time stay within
- * FTC_FT_KEPT_BYTES per class, whatever the order of the sizes: counted
+ * FTC_FT_KEPT_BYTES per class (or the budget a collective passes to
+ * ftc_ft_token_class_within), whatever the order of the sizes: counted
  * by call number instead, a program alternating a small call with a large
  * one would bring the large ones only on odd numbers, never a multiple of
  * their period. Each collective counts its calls per class itself, every
