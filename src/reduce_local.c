@@ -53,8 +53,8 @@ static op_kind op_of(MPI_Op op)
 
 /* Integers: the sum and product in the unsigned type of the same width,
  * which wraps as two's complement hardware does (in the signed type an
- * overflow is undefined); the order ops in the type itself. */
-#define COMBINE_INTEGERS(name, T, U)                                                           \
+ * overflow is undefined); MIN and MAX in the type itself, where ORDERED. */
+#define COMBINE_INTEGERS(name, T, U, ORDERED)                                                  \
     static bool name(const T *in, T *inout, int n, op_kind op)                                 \
     {                                                                                          \
         switch (op) {                                                                          \
@@ -67,10 +67,14 @@ static op_kind op_of(MPI_Op op)
                 inout[i] = (T)((U)in[i] * (U)inout[i]);                                        \
             return true;                                                                       \
         case MIN:                                                                              \
+            if (!(ORDERED))                                                                    \
+                return false;                                                                  \
             for (int i = 0; i < n; i++)                                                        \
                 inout[i] = in[i] < inout[i] ? in[i] : inout[i];                                \
             return true;                                                                       \
         case MAX:                                                                              \
+            if (!(ORDERED))                                                                    \
+                return false;                                                                  \
             for (int i = 0; i < n; i++)                                                        \
                 inout[i] = in[i] > inout[i] ? in[i] : inout[i];                                \
             return true;                                                                       \
@@ -109,10 +113,12 @@ static op_kind op_of(MPI_Op op)
         return false;                                                                          \
     }
 
-COMBINE_INTEGERS(combine_int32, int32_t, uint32_t)
-COMBINE_INTEGERS(combine_uint32, uint32_t, uint32_t)
-COMBINE_INTEGERS(combine_int64, int64_t, uint64_t)
-COMBINE_INTEGERS(combine_uint64, uint64_t, uint64_t)
+/* Unsigned MIN and MAX stay MPI's: MPICH 4.0 orders them as signed, and a
+ * result's bits must not depend on where it was combined. */
+COMBINE_INTEGERS(combine_int32, int32_t, uint32_t, true)
+COMBINE_INTEGERS(combine_uint32, uint32_t, uint32_t, false)
+COMBINE_INTEGERS(combine_int64, int64_t, uint64_t, true)
+COMBINE_INTEGERS(combine_uint64, uint64_t, uint64_t, false)
 COMBINE_FLOATING(combine_float, float)
 COMBINE_FLOATING(combine_double, double)
 
@@ -122,10 +128,7 @@ static bool combined_here(const void *in, void *inout, int count, MPI_Datatype t
     const op_kind o = op_of(op);
     if (o == NO_OP)
         return false;
-    const element_kind e = element_of(type);
-    if ((e == UINT32 || e == UINT64) && (o == MIN || o == MAX))
-        return false;   /* MPICH 4.0 orders them as signed: the result stays the MPI's */
-    switch (e) {
+    switch (element_of(type)) {
     case INT32:  return combine_int32(in, inout, count, o);
     case UINT32: return combine_uint32(in, inout, count, o);
     case INT64:  return combine_int64(in, inout, count, o);
