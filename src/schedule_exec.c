@@ -127,15 +127,16 @@ static int check_received_size(const ftc_xfer *x, const ftc_slots *slots, MPI_St
 }
 
 /* MPI_Waitall (MPI_ERR_IN_STATUS, an error per status), polled, that
- * returns FTC_EXEC_INTERRUPTED as soon as `watch` fires instead. */
-static int wait_watching(int n, MPI_Request *requests, MPI_Status *statuses, MPI_Request *watch)
+ * returns FTC_EXEC_INTERRUPTED as soon as `watch` says stop instead. */
+static int wait_watching(int n, MPI_Request *requests, MPI_Status *statuses,
+                         const ftc_exec_watch *watch)
 {
     for (;;) {
-        int done = 0, fired = 0;
+        int done = 0;
         const int rc = MPI_Testall(n, requests, &done, statuses);
         if (done || rc != MPI_SUCCESS)
             return rc;
-        if (MPI_Test(watch, &fired, MPI_STATUS_IGNORE) != MPI_SUCCESS || fired)
+        if (watch->stop(watch->context))
             return FTC_EXEC_INTERRUPTED;
     }
 }
@@ -144,7 +145,8 @@ static int wait_watching(int n, MPI_Request *requests, MPI_Status *statuses, MPI
  * active: finish them, so that none writes into the buffer after return.
  * Watched (`watch` not NULL), a failure interrupts: the peer of a pending
  * request may have gone to meet the survivors. */
-static int finish_pending(int n, MPI_Request *requests, MPI_Status *statuses, MPI_Request *watch)
+static int finish_pending(int n, MPI_Request *requests, MPI_Status *statuses,
+                          const ftc_exec_watch *watch)
 {
     for (int i = 0; i < n; i++) {
         if (statuses[i].MPI_ERROR != MPI_ERR_PENDING)
@@ -216,14 +218,15 @@ static void abandon(const ftc_xfer *xfers, int n, MPI_Request *requests)
 }
 
 static int run_step(const ftc_schedule *s, int step, const ftc_slots *slots, MPI_Comm comm,
-                    int tag, ftc_exec_scratch *scratch, const char *what, MPI_Request *watch)
+                    int tag, ftc_exec_scratch *scratch, const char *what,
+                    const ftc_exec_watch *watch)
 {
     const ftc_xfer *xfers = ftc_schedule_step_xfers(s, step);
     const int n = ftc_schedule_step_size(s, step);
     ftc_watch_progress(scratch->watch, step, n > 0 ? "exchanging with" : NULL,
                        n > 0 ? xfers[0].peer : -1);
     const int posted = post_step(xfers, n, slots, comm, tag, scratch, step, what);
-    const bool watching = watch && *watch != MPI_REQUEST_NULL;
+    const bool watching = watch != NULL;
     int rc = watching ? wait_watching(n, scratch->requests, scratch->statuses, watch)
                       : ftc_p2p_waitall(n, scratch->requests, scratch->statuses);
     /* watched, a failure interrupts: waiting for the rest of the step
@@ -259,7 +262,7 @@ static int run_step(const ftc_schedule *s, int step, const ftc_slots *slots, MPI
  * its message.
  */
 int ftc_schedule_run(const ftc_schedule *s, const ftc_slots *slots, MPI_Comm comm, int tag,
-                     ftc_exec_scratch *scratch, const char *what, MPI_Request *watch)
+                     ftc_exec_scratch *scratch, const char *what, const ftc_exec_watch *watch)
 {
     int rc = reserve(scratch, s->max_step_xfers);
     if (rc != MPI_SUCCESS)

@@ -35,17 +35,22 @@ void ftc_exec_scratch_free(ftc_exec_scratch *scratch);
  * than leaving stale data behind. `what` names the collective in messages.
  * With slots->own set, a send of that slot alone reads the caller's buffer.
  */
+typedef struct ftc_exec_watch ftc_exec_watch;
 int ftc_schedule_run(const ftc_schedule *s, const ftc_slots *slots, MPI_Comm comm, int tag,
-                     ftc_exec_scratch *scratch, const char *what, MPI_Request *watch);
+                     ftc_exec_scratch *scratch, const char *what, const ftc_exec_watch *watch);
 
 /*
- * `watch` (NULL or a pointer to MPI_REQUEST_NULL: none) is a request that
- * only completes or fails when a process failed (ULFM: the communicator's
- * sentinel, see allreduce/ft_engine.c). Every wait includes it; if it
- * fires, the run stops at once, cancels or releases its transfers in
- * flight and returns FTC_EXEC_INTERRUPTED: a rank its peers wait for may be
- * dead or waiting elsewhere, so going on could wait forever.
+ * `watch` (NULL: none) is polled between the tests of every wait:
+ * stop(context) says true once a process failed (ULFM: the fault-tolerance
+ * layer's sentinel, ft/ft.h's ftc_ft_exec_watch). The run then stops at
+ * once, cancels or releases its transfers in flight and returns
+ * FTC_EXEC_INTERRUPTED: a rank its peers wait for may be dead or waiting
+ * elsewhere, so going on could wait forever. stop must not block.
  */
+struct ftc_exec_watch {
+    bool (*stop)(void *context);
+    void *context;
+};
 enum { FTC_EXEC_INTERRUPTED = -2 };
 
 #endif

@@ -270,7 +270,7 @@ static int gather_blocks(const ftc_allgather_call *a, const ftc_schedule *plan, 
     if (rc == MPI_SUCCESS) {
         rc = ftc_schedule_run(plan, slots, ftc_ft_epoch_comm(comm->ft),
                               ftc_ft_call_tag(comm->ft, a->number), &comm->exec, algorithm,
-                              ftc_ft_sentinel(comm->ft));
+                              ftc_ft_exec_watch(comm->ft));
         *ran = rc != FTC_EXEC_INTERRUPTED;
     }
     slots->own = NULL;

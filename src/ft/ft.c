@@ -60,6 +60,19 @@ static bool knows_a_death(MPI_Comm comm)
 }
 #endif
 
+/* Every death this process knows of is acknowledged on the twin: a
+ * wildcard receive posted there after this fails only at a later one. */
+static void acknowledge_deaths(ftc_ft *ft)
+{
+#ifdef FTCOLL_HAVE_ULFM
+    int acknowledged = 0;
+    if (ft->watch != MPI_COMM_NULL)
+        MPIX_Comm_ack_failed(ft->watch, ft->size, &acknowledged);
+#else
+    (void)ft;
+#endif
+}
+
 /*
  * ULFM fails a wildcard receive when it learns of a death in the
  * receive's group that is not acknowledged there. A death acknowledged
@@ -68,10 +81,14 @@ static bool knows_a_death(MPI_Comm comm)
  * no such event: the sentinel could wait forever. So the sentinel is
  * posted first, then this process is asked what it already knows of the
  * epoch's members: a death learned of before the question is in the
- * answer, one learned of after it fires the sentinel. ULFM may also refuse
- * the receive outright. Either way the epoch is over before it began, and
- * every wait says so.
+ * answer, one learned of after it fires the sentinel. ULFM refuses the
+ * receive while a death is unacknowledged: a member's ends the epoch
+ * before it began (every wait says so); one of a rank outside the epoch,
+ * learned of since the acknowledgement, is acknowledged and the receive
+ * posted again.
  */
+enum { SENTINEL_ATTEMPTS = 100 };
+
 static void post_sentinel(ftc_ft *ft)
 {
     ft->failure_known = false;
@@ -79,29 +96,18 @@ static void post_sentinel(ftc_ft *ft)
     static char nothing;
     if (ft->watch == MPI_COMM_NULL)
         return;
-    const int rc = ftc_p2p_irecv(&nothing, 0, MPI_BYTE, MPI_ANY_SOURCE, FTC_TAG_SENTINEL,
-                                 ft->watch, &ft->sentinel);
-    if (rc != MPI_SUCCESS)
-        ft->sentinel = MPI_REQUEST_NULL;
-    ft->failure_known = rc != MPI_SUCCESS || knows_a_death(ft->comm);
-#else
-    (void)ft;
+    for (int attempt = 0; attempt < SENTINEL_ATTEMPTS; attempt++) {
+        const int rc = ftc_p2p_irecv(&nothing, 0, MPI_BYTE, MPI_ANY_SOURCE, FTC_TAG_SENTINEL,
+                                     ft->watch, &ft->sentinel);
+        if (rc != MPI_SUCCESS)
+            ft->sentinel = MPI_REQUEST_NULL;
+        ft->failure_known = knows_a_death(ft->comm);
+        if (rc == MPI_SUCCESS || ft->failure_known)
+            return;
+        acknowledge_deaths(ft);
+    }
+    ft->failure_known = true;   /* refused every time: no wait could learn of a death */
 #endif
-}
-
-bool ftc_ft_failure_known(const ftc_ft *ft) { return ft->failure_known; }
-
-/* Once the sentinel answered, the failure is known: MPI may have
- * completed the request with its error, and every wait of the epoch must
- * still stop (ftc_ft_wait looks at failure_known first). */
-bool ftc_ft_failure_noticed(ftc_ft *ft)
-{
-    if (ft->failure_known || ft->sentinel == MPI_REQUEST_NULL)
-        return ft->failure_known;
-    int done = 0;
-    const int rc = MPI_Test(&ft->sentinel, &done, MPI_STATUS_IGNORE);
-    ft->failure_known = rc != MPI_SUCCESS || done;
-    return ft->failure_known;
 }
 
 /* A sentinel that fired stays pending until the failure is acknowledged
@@ -110,17 +116,50 @@ bool ftc_ft_failure_noticed(ftc_ft *ft)
  * is released (ftc_p2p_retract): nothing is ever sent on the twin. */
 static void retire_sentinel(ftc_ft *ft)
 {
-#ifdef FTCOLL_HAVE_ULFM
-    int acknowledged = 0;
-    if (ft->watch != MPI_COMM_NULL)
-        MPIX_Comm_ack_failed(ft->watch, ft->size, &acknowledged);
-#endif
+    acknowledge_deaths(ft);
     ftc_p2p_retract(&ft->sentinel);
 }
 
-MPI_Request *ftc_ft_sentinel(ftc_ft *ft)
+/*
+ * The sentinel answered: this process learned of a death in the twin's
+ * group (every rank of the communicator) that it had not acknowledged.
+ * Only a death of a rank of the epoch ends the epoch: then the sentinel
+ * is left as it is, failing every wait of the epoch. A rank that the last
+ * meeting left out can be learned of here after that meeting began: the
+ * shrink's agreement counts a rank dead on any survivor's knowledge, and
+ * this process may learn it later. Stopping for that rank would take this
+ * process alone to a meeting while the others wait for its messages. So
+ * then the sentinel is retired and posted again as at an epoch's start,
+ * and the answer is whether a rank of the epoch is known dead by then.
+ */
+static bool sentinel_answered(ftc_ft *ft)
 {
-    return ft->sentinel == MPI_REQUEST_NULL ? NULL : &ft->sentinel;
+#ifdef FTCOLL_HAVE_ULFM
+    if (knows_a_death(ft->comm))
+        return true;
+#endif
+    retire_sentinel(ft);
+    post_sentinel(ft);
+    return ft->failure_known;
+}
+
+bool ftc_ft_failure_known(const ftc_ft *ft) { return ft->failure_known; }
+
+bool ftc_ft_failure_noticed(ftc_ft *ft)
+{
+    if (ft->failure_known || ft->sentinel == MPI_REQUEST_NULL)
+        return ft->failure_known;
+    int done = 0;
+    const int rc = MPI_Test(&ft->sentinel, &done, MPI_STATUS_IGNORE);
+    ft->failure_known = (rc != MPI_SUCCESS || done) && sentinel_answered(ft);
+    return ft->failure_known;
+}
+
+static bool stop_for_failure(void *ft) { return ftc_ft_failure_noticed(ft); }
+
+const ftc_exec_watch *ftc_ft_exec_watch(ftc_ft *ft)
+{
+    return ft->sentinel == MPI_REQUEST_NULL ? NULL : &ft->exec_watch;
 }
 
 void ftc_ft_note_failure(ftc_ft *ft) { ft->failure_known = true; }
@@ -236,6 +275,7 @@ static int ft_create(ftc_comm_t comm)
     *ft = (ftc_ft){ .rank = comm->rank, .size = comm->size, .base = comm->comm,
                     .tag_window = FTC_FT_TAG_WINDOW, .comm = MPI_COMM_NULL, .watch = MPI_COMM_NULL,
                     .sentinel = MPI_REQUEST_NULL };
+    ft->exec_watch = (ftc_exec_watch){ .stop = stop_for_failure, .context = ft };
     ft->alive = malloc(sizeof(bool) * (size_t)ft->size);
     ft->live = malloc(sizeof(int) * (size_t)ft->size);
     ft->epoch_rank = malloc(sizeof(int) * (size_t)ft->size);
@@ -453,6 +493,14 @@ int ftc_ft_wait(ftc_ft *ft, MPI_Request *requests, const int *expected, int n)
         int index = MPI_UNDEFINED;
         MPI_Status status;
         rc = ftc_p2p_waitany(n + 1, all, &index, &status);   /* never MPI_Waitany: p2p.h */
+        if (rc != MPI_SUCCESS && index == n) {   /* a death somewhere */
+            ft->sentinel = all[n];
+            const bool in_epoch = sentinel_answered(ft);
+            all[n] = ft->sentinel;
+            if (!in_epoch)
+                rc = MPI_SUCCESS;
+            continue;
+        }
         if (rc == MPI_SUCCESS && index == n)
             rc = MPI_ERR_INTERN;   /* a message on the sentinel's private communicator */
         else if (rc == MPI_SUCCESS && index == MPI_UNDEFINED)

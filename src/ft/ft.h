@@ -69,18 +69,20 @@ long ftc_ft_epoch(const ftc_ft *ft);
 int ftc_ft_call_tag(const ftc_ft *ft, long number);
 
 /*
- * The sentinel, for waits of the caller's own (ftc_schedule_run): a
- * request that only fails, on every survivor, once a rank of the epoch
- * died. NULL without ULFM.
+ * The watch for runs of the caller's own (ftc_schedule_run): it stops them
+ * once a rank of the epoch is known dead (ftc_ft_failure_noticed). NULL
+ * without ULFM, or when no sentinel could be posted (the death is known
+ * already: ftc_ft_failure_known).
  */
-MPI_Request *ftc_ft_sentinel(ftc_ft *ft);
+const struct ftc_exec_watch *ftc_ft_exec_watch(ftc_ft *ft);
 
 /* A rank of the epoch is known dead although no sentinel could say so
  * (ULFM refused to post it): callers with waits of their own stop. */
 bool ftc_ft_failure_known(const ftc_ft *ft);
 /* Whether a death in the epoch is known here now, for loops that poll
  * transfers of their own (the network trees' measurements): the sentinel
- * tested, never consumed; false without ULFM. */
+ * tested; a death of a rank outside the epoch only re-arms it (ft.c);
+ * false without ULFM. */
 bool ftc_ft_failure_noticed(ftc_ft *ft);
 /* A death in the epoch seen by other means (a transfer of the caller's
  * own failed with it): every wait of the epoch stops at once, and a

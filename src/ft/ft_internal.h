@@ -4,6 +4,8 @@
 
 #include "ft.h"
 
+#include "../schedule_exec.h"
+
 struct ftc_ft {
     int rank, size;             /* in the ftcoll communicator */
     MPI_Comm base;              /* the ftcoll communicator's (epoch 0's; not owned) */
@@ -16,6 +18,7 @@ struct ftc_ft {
     MPI_Comm watch;             /* epoch 0's group, carries only the sentinel; kept
                                  * for every epoch (failures acknowledged on it) */
     MPI_Request sentinel;
+    ftc_exec_watch exec_watch;  /* ftc_ft_exec_watch: polls the sentinel */
     bool failure_known;         /* ULFM refused to post the sentinel, or it answered a
                                  * poll (ftc_ft_failure_noticed): a rank of the epoch
                                  * is known dead already */

@@ -113,7 +113,7 @@ static int run_exchange(ftc_ft *ft, const ftc_schedule *plan, const ftc_slots *s
         return FTC_DETECTED;   /* no sentinel would say so: as ftc_ft_wait, stop at once */
     ftc_exec_scratch scratch = { 0 };   /* no watchdog slot: a meeting reports no progress */
     const int rc = ftc_schedule_run(plan, slots, ft->comm, FTC_TAG_FT_RECORDS, &scratch,
-                                    "ftcoll: the survivors' records", ftc_ft_sentinel(ft));
+                                    "ftcoll: the survivors' records", ftc_ft_exec_watch(ft));
     ftc_exec_scratch_free(&scratch);
     return rc == FTC_EXEC_INTERRUPTED || ftc_ft_is_process_failure(rc) ? FTC_DETECTED : rc;
 }

@@ -27,7 +27,10 @@
  *   failures   a rank dies between any two events. A survivor notices it
  *              (the sentinel, or a receive from the dead rank failing) at
  *              any later instant at which it is in a wait that is not
- *              complete and a rank of its current epoch is dead; the
+ *              complete and a rank of its current epoch is dead (only
+ *              then: the sentinel's group is every rank, and the code
+ *              re-arms it for a death outside the epoch, ft.c's
+ *              sentinel_answered); the
  *              scheduler decides when, but it must before the survivor
  *              would block forever. A stopped wait cancels its receive (a
  *              receive already matched completes instead: its data lands in
