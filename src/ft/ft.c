@@ -60,6 +60,22 @@ static bool knows_a_death(MPI_Comm comm)
 }
 #endif
 
+/* The sentinel's own answer to a death: a wildcard receive that stays
+ * pending (every other error completes a request, and only the sentinel
+ * is a wildcard one). */
+static bool sentinel_failed_pending(int rc)
+{
+#ifdef FTCOLL_HAVE_ULFM
+    int error_class = rc;
+    if (rc == MPI_SUCCESS || MPI_Error_class(rc, &error_class) != MPI_SUCCESS)
+        return false;
+    return error_class == MPIX_ERR_PROC_FAILED_PENDING;
+#else
+    (void)rc;
+    return false;
+#endif
+}
+
 /* Every death this process knows of is acknowledged on the twin: a
  * wildcard receive posted there after this fails only at a later one. */
 static void acknowledge_deaths(ftc_ft *ft)
@@ -131,6 +147,10 @@ static void retire_sentinel(ftc_ft *ft)
  * process alone to a meeting while the others wait for its messages. So
  * then the sentinel is retired and posted again as at an epoch's start,
  * and the answer is whether a rank of the epoch is known dead by then.
+ * This holds with one thread in MPI's progress at a time: Open MPI marks
+ * a death on every communicator before it adds the rank to the failed
+ * group that MPIX_Comm_get_failed reads, and another thread's progress
+ * between the two could have this acknowledgement erase the mark.
  */
 static bool sentinel_answered(ftc_ft *ft)
 {
@@ -151,7 +171,9 @@ bool ftc_ft_failure_noticed(ftc_ft *ft)
         return ft->failure_known;
     int done = 0;
     const int rc = MPI_Test(&ft->sentinel, &done, MPI_STATUS_IGNORE);
-    ft->failure_known = (rc != MPI_SUCCESS || done) && sentinel_answered(ft);
+    if (rc == MPI_SUCCESS && !done)
+        return false;
+    ft->failure_known = !sentinel_failed_pending(rc) || sentinel_answered(ft);
     return ft->failure_known;
 }
 
@@ -493,7 +515,7 @@ int ftc_ft_wait(ftc_ft *ft, MPI_Request *requests, const int *expected, int n)
         int index = MPI_UNDEFINED;
         MPI_Status status;
         rc = ftc_p2p_waitany(n + 1, all, &index, &status);   /* never MPI_Waitany: p2p.h */
-        if (rc != MPI_SUCCESS && index == n) {   /* a death somewhere */
+        if (index == n && sentinel_failed_pending(rc)) {   /* a death somewhere */
             ft->sentinel = all[n];
             const bool in_epoch = sentinel_answered(ft);
             all[n] = ft->sentinel;
