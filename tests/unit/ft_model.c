@@ -42,11 +42,12 @@
  *              the holdings come from ftc_rd_holdings and the rank meets.
  *              Every receive lands in scratch space; the value takes it
  *              only once the whole exchange succeeded.
- *   meeting    (ftc_ft_meet) shrink of the epoch's communicator, then of
- *              the result (the sentinel's twin); if the two differ, again.
- *              A shrink completes once every member entered it or is dead;
- *              a member that died after it began may be in the new group
- *              (and is dead there) or not. Then the records exchange (Bruck,
+ *   meeting    (ftc_ft_meet) one shrink of the epoch's communicator: its
+ *              result is the next epoch (the sentinel's twin of the whole
+ *              communicator serves every epoch, ft.c). A shrink completes
+ *              once every member entered it or is dead; a member that died
+ *              after it began may be in the new group (and is dead there)
+ *              or not. Then the records exchange (Bruck,
  *              watched waits), ftc_ft_reconcile, the round
  *              (ftc_allreduce_round: ftc_recovery_plan_build over the
  *              participants' starting holdings, the masters' recursive
@@ -116,7 +117,7 @@ typedef uint64_t set;   /* bit r: original rank r (or participant r of an epoch)
 enum {
     MAX_P = FTM_MAX_P,
     MAX_COMMS = 192,        /* communicators of one run: two per epoch */
-    MAX_COLL = 4,           /* collectives per communicator: twin shrink, agree, next shrink */
+    MAX_COLL = 4,           /* collectives per communicator: an agreement, the next shrink, room */
     MAX_XFERS = MAX_P + 24, /* a master's hand-out to everyone, after its reduction */
     MAX_MSGS = 1 << 15,
     MAX_RECORDS = MAX_COMMS * MAX_P,
@@ -175,7 +176,7 @@ typedef struct {
 } xfer;
 
 typedef enum {
-    ST_ATTEMPT, ST_SHRINK_DATA, ST_SHRINK_WATCH, ST_RECORDS, ST_ROUND, ST_AGREE,
+    ST_ATTEMPT, ST_SHRINK, ST_RECORDS, ST_ROUND, ST_AGREE,
     ST_SURVIVORS, ST_DONE
 } stage;
 
@@ -231,7 +232,6 @@ typedef struct {
     /* the meeting in progress */
     ftc_ft_place place;
     int meetings;
-    int pending_comm;          /* the first shrink's result */
     ftc_ft_decision decision;
     int flag;
     set records_have;
@@ -338,7 +338,7 @@ static const char *tag_text(int tag, char *out, size_t room)
 
 static const char *stage_text(stage st)
 {
-    static const char *const names[] = { "attempt", "shrink", "twin shrink", "records",
+    static const char *const names[] = { "attempt", "shrink", "records",
                                          "round", "agree", "survivors' shrink", "done" };
     return names[st];
 }
@@ -917,7 +917,7 @@ static void next_meeting(world *w, proc *q)
                   w->meeting_limit);
         return;
     }
-    q->st = ST_SHRINK_DATA;
+    q->st = ST_SHRINK;
     q->next = OP_ENTER;
 }
 
@@ -971,27 +971,15 @@ static void hold_meeting(world *w, proc *q)
     start_stage(w, q, ST_RECORDS);
 }
 
-static void after_shrink_data(world *w, proc *q, int data)
-{
-    note(w, "r%d leaves the shrink with comm %d", q->rank, data);
-    q->pending_comm = data;
-    q->st = ST_SHRINK_WATCH;
-    q->next = OP_ENTER;
-}
-
-/* next_epoch: the twin's group differs if a rank died in between: again. */
-static void after_shrink_watch(world *w, proc *q, int watch)
+/* next_epoch: the shrink's result is the new epoch, dead members and all
+ * (a member that died while it ran may be there: the epoch's waits notice
+ * it, as the code's sentinel does). */
+static void after_shrink(world *w, proc *q, int data)
 {
     q->epoch++;
-    const bool same_group = w->comms[q->pending_comm].n == w->comms[watch].n;
-    install(w, q, q->pending_comm);
-    note(w, "r%d installs comm %d (epoch %ld)%s", q->rank, q->comm, q->epoch,
-         same_group ? "" : ": its twin differs, shrinks again");
-    if (!same_group) {
-        q->st = ST_SHRINK_DATA;
-        q->next = OP_ENTER;
-        return;
-    }
+    install(w, q, data);
+    note(w, "r%d leaves the shrink and installs comm %d (epoch %ld)", q->rank, q->comm,
+         q->epoch);
     hold_meeting(w, q);
 }
 
@@ -1409,15 +1397,14 @@ static void enter(world *w, proc *q)
     else if (q->st == ST_SURVIVORS)
         coll_enter(w, q, q->comm, COLL_SHRINK);   /* the caller's communicator, not installed */
     else
-        coll_enter(w, q, q->st == ST_SHRINK_WATCH ? q->pending_comm : q->comm, COLL_SHRINK);
+        coll_enter(w, q, q->comm, COLL_SHRINK);
 }
 
 static void leave_collective(world *w, proc *q)
 {
     const int result = w->comms[q->coll_comm].coll[q->coll_at].result;
     switch (q->st) {
-    case ST_SHRINK_DATA: after_shrink_data(w, q, result); break;
-    case ST_SHRINK_WATCH: after_shrink_watch(w, q, result); break;
+    case ST_SHRINK: after_shrink(w, q, result); break;
     case ST_SURVIVORS:
         note(w, "r%d has the survivors' communicator %d", q->rank, result);
         settle(w, q);
