@@ -44,7 +44,7 @@ int ftc_allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype ty
      * is no input kept unchanged */
     const bool input_kept = sendbuf != MPI_IN_PLACE && sendbuf != recvbuf;
     rc = ftc_ft_allreduce_run(comm, input_kept ? sendbuf : NULL, recvbuf, count, type, op, bytes,
-                              comm->checked.known.shape.size);
+                              comm->checked.known.shape.size, "ftc_allreduce");
     ftc_guard_leave(comm);
     return rc;
 }

@@ -389,11 +389,6 @@ static void write_report(const ftc_ft_call *c)
     s->report.recovery_seconds = MPI_Wtime() - c->detected_at;
 }
 
-static int check_strict(const ftc_ft_call *c)
-{
-    return ftc_allreduce_check_strict(c->comm, &c->held, "ftc_allreduce");
-}
-
 /* The call is over here: the result into `value`, kept, reported. */
 static int finish(ftc_ft_call *c, void *value)
 {
@@ -522,7 +517,8 @@ static bool confirms(const ftc_ft_call *c)
 }
 
 int ftc_ft_allreduce_run(ftc_comm_t comm, const void *input, void *value, int count,
-                         MPI_Datatype type, MPI_Op op, size_t bytes, int type_size)
+                         MPI_Datatype type, MPI_Op op, size_t bytes, int type_size,
+                         const char *call)
 {
     ftc_ft_call c;
     int rc = start_call(&c, comm, ftc_ft_begin_call(comm->ft), value, count, type, op, bytes,
@@ -540,7 +536,7 @@ int ftc_ft_allreduce_run(ftc_comm_t comm, const void *input, void *value, int co
         rc = recover(&c);
     if (rc == MPI_SUCCESS)
         rc = finish(&c, value);
-    return rc == MPI_SUCCESS ? check_strict(&c) : rc;
+    return rc == MPI_SUCCESS ? ftc_allreduce_check_strict(comm, &c.held, call) : rc;
 }
 
 /* ---- calls whose failure-free attempt runs outside the engine ------------------------------ */

@@ -17,10 +17,12 @@
  * return. `input`, if not NULL, is the same input, left unchanged during
  * the call (the caller's send buffer): a failure can restart from it
  * without a copy. `type` is predefined (of `type_size` bytes) and (op,
- * type) valid: the caller checked.
+ * type) valid: the caller checked. `call`: the public call's name, which
+ * strict mode's error gives (ftc_allreduce_check_strict).
  */
 int ftc_ft_allreduce_run(ftc_comm_t comm, const void *input, void *value, int count,
-                         MPI_Datatype type, MPI_Op op, size_t bytes, int type_size);
+                         MPI_Datatype type, MPI_Op op, size_t bytes, int type_size,
+                         const char *call);
 
 /*
  * Calls of the engine's numbering (ftc_ft_begin_call) whose failure-free

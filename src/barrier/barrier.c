@@ -29,7 +29,8 @@ int ftc_barrier(ftc_comm_t comm)
         return rc;
 #ifdef FTCOLL_HAVE_ULFM
     int nothing = 0;
-    rc = ftc_ft_allreduce_run(comm, NULL, &nothing, 0, MPI_INT, MPI_BOR, 0, (int)sizeof(int));
+    rc = ftc_ft_allreduce_run(comm, NULL, &nothing, 0, MPI_INT, MPI_BOR, 0, (int)sizeof(int),
+                              "ftc_barrier");
 #else
     rc = PMPI_Barrier(comm->comm);   /* PMPI_: never through the PMPI layer */
     if (rc != MPI_SUCCESS)

@@ -50,7 +50,7 @@ int ftc_reduce_scatter_by_allreduce(const ftc_reduce_scatter_call *call)
     if (bytes > 0)
         memcpy(vector, call->input, bytes);
     const int rc = ftc_ft_allreduce_run(comm, call->input, vector, call->count, call->type,
-                                        call->op, bytes, call->type_size);
+                                        call->op, bytes, call->type_size, call->name);
     const size_t block_bytes = (size_t)call->block_count * call->extent;
     if (result_computed(rc) && block_bytes > 0)
         memmove(call->result, vector + (size_t)call->block_offset * call->extent, block_bytes);

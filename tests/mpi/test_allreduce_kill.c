@@ -112,6 +112,27 @@ static int run_call(ftc_comm_t comm, int rank, int p, int call, long *value, lon
     return ftc_reduce_scatter(from, value, counts, MPI_LONG, MPI_SUM, comm);
 }
 
+/* The public call a strict error must name: the message says which call
+ * of a program failed, also when a reduce_scatter restarted by the
+ * allreduce. */
+static const char *call_name(int call)
+{
+    if (!scattering())
+        return "ftc_allreduce";
+    return call % 2 ? "ftc_reduce_scatter_block" : "ftc_reduce_scatter";
+}
+
+static int check_strict_message(const char *message, int rank, int call)
+{
+    char expected[64];
+    snprintf(expected, sizeof(expected), "%s (strict)", call_name(call));
+    if (strncmp(message, expected, strlen(expected)) == 0)
+        return 0;
+    fprintf(stderr, "FAIL rank %d call %d: strict error \"%s\", not \"%s ...\"\n", rank,
+            call, message, expected);
+    return 1;
+}
+
 /* One call: its return code, result and report against expectations. */
 static int check_call(ftc_comm_t comm, int rank, int p, int call, long *value, long *vector,
                       int count, uint64_t *set)
@@ -137,6 +158,8 @@ static int check_call(ftc_comm_t comm, int rank, int p, int call, long *value, l
         fprintf(stderr, "FAIL rank %d call %d: returned %s (%s), S has %d of %d ranks\n", rank,
                 call, class_name(class_of(rc)), message, report.contributors, p);
         wrong++;
+    } else if (strict_error) {
+        wrong += check_strict_message(message, rank, call);
     }
     if (!in_result[rank]) {
         fprintf(stderr, "FAIL rank %d call %d: a survivor missing from S\n", rank, call);
