@@ -287,6 +287,11 @@ def run_kills(kills, progress, pids, proc, program_path, deadline, t0, result):
         result.setdefault("missed", {})[rank] = missed
 
 
+# Between the stacks and the main thread's frames with their locals
+# (what a call knew: its epoch, number, plan) in gdb's output.
+LOCALS_MARK = "==== locals"
+
+
 def where_ranks_hang(pids, progress, program_path, killed):
     """What a hung job's ranks were doing: each live rank's call counter
     and every thread's stack (gdb, when installed), so that a hang seen
@@ -306,7 +311,10 @@ def where_ranks_hang(pids, progress, program_path, killed):
         if alive:
             try:
                 gdbs[rank] = subprocess.Popen(
-                    ["gdb", "-p", str(pid), "-batch", "-nx", "-ex", "thread apply all bt"],
+                    ["gdb", "-p", str(pid), "-batch", "-nx", "-ex", "thread apply all bt",
+                     "-ex", "echo %s\\n" % LOCALS_MARK, "-ex", "thread 1",
+                     "-ex", "bt full 20", "-ex", "frame function ftc_ft_wait",
+                     "-ex", "print *ft"],
                     stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                     stdin=subprocess.DEVNULL)
             except OSError:
@@ -317,8 +325,10 @@ def where_ranks_hang(pids, progress, program_path, killed):
         except subprocess.TimeoutExpired:
             gdb.kill()
             out = gdb.communicate()[0].decode("utf-8", "replace")
-        frames = [l for l in out.splitlines() if l.startswith(("#", "Thread "))]
+        stacks, _, locals_ = out.partition(LOCALS_MARK)
+        frames = [l for l in stacks.splitlines() if l.startswith(("#", "Thread "))]
         lines.append("---- rank %d stacks\n%s" % (rank, "\n".join(frames)))
+        lines.append("---- rank %d main thread's locals\n%s" % (rank, locals_.strip()))
     return "\n".join(lines)
 
 
