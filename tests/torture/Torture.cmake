@@ -29,7 +29,7 @@ set(FTCOLL_TORTURE_JOBS 100 CACHE STRING "Jobs of the torture.bounded test")
 set(FTCOLL_TORTURE_SEED 1 CACHE STRING
   "Seed of the torture.bounded test (its kill plans; the instants also depend on timing)")
 set(FTCOLL_TORTURE_TIME_LIMIT 20 CACHE STRING
-  "Seconds per torture job before it counts as a hang")
+  "Seconds a torture job may run past twice its failure-free time before it counts as a hang")
 
 set(torture_dir ${CMAKE_CURRENT_LIST_DIR})
 add_executable(torture_api ${torture_dir}/torture_api.c ${torture_dir}/torture_launch.c

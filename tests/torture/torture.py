@@ -83,7 +83,9 @@ def parse_args(argv):
     ap.add_argument("--job", type=int, default=None,
                     help="replay only job K (0-based) of --seed")
     ap.add_argument("--time-limit", type=float, default=60.0,
-                    help="seconds per job before it counts as a HANG (default 60)")
+                    help="seconds a job may run beyond twice its failure-free time (its "
+                         "calls x the calibration's time per call) before it counts as a "
+                         "HANG (default 60)")
     ap.add_argument("--build", default=default_build,
                     help="the build directory: ftcrun, tests/torture_api, tests/torture_pmpi")
     ap.add_argument("--mpi-prefix", default=default_prefix,
@@ -332,8 +334,11 @@ def where_ranks_hang(pids, progress, program_path, killed):
     return "\n".join(lines)
 
 
-def launch(args, env, workdir, program, p, calls, after, kills):
-    """Runs one job. kills: kill_schedule's list. Returns a dict with
+def launch(args, env, workdir, program, p, calls, after, kills, expected=0.0):
+    """Runs one job. kills: kill_schedule's list. expected: its failure-free
+    seconds (calls x the calibration's time per call): the time limit
+    starts past twice that, so that a large job on a slow or busy machine
+    is not taken for a hung one. Returns a dict with
     the launcher's exit code, timed_out, the logs, the kills done (rank ->
     (seconds after the marker, the call the victim was in), or None when it
     never reached its call or was gone)."""
@@ -347,7 +352,7 @@ def launch(args, env, workdir, program, p, calls, after, kills):
     program_path = args.api if program == "api" else args.pmpi
     cmd = command_for(args, program, p, calls, after)
     start = time.monotonic()
-    deadline = start + args.time_limit
+    deadline = start + 2 * expected + args.time_limit
     result = {"cmd": cmd, "killed": {}, "timed_out": False, "started": False, "rc": None}
     with open(out_path, "wb") as out, open(err_path, "wb") as err:
         proc = subprocess.Popen(cmd, stdout=out, stderr=err, stdin=subprocess.DEVNULL,
@@ -708,7 +713,8 @@ def run_job(args, env, calibrator, plan):
     if plan["bcast_tree"] != "auto":
         job_env.update(FTCOLL_BCAST=plan["bcast_tree"], FTCOLL_TREE=plan["tree_settings"])
     with tempfile.TemporaryDirectory(prefix="torture-") as workdir:
-        res = launch(args, job_env, workdir, program, p, calls, plan["after"], schedule)
+        res = launch(args, job_env, workdir, program, p, calls, plan["after"], schedule,
+                     expected=calls * per_call)
     verdict, reasons = judge(program, p, calls, res, args.tag_window)
     what = program + ("" if program == "pmpi" else " after=" + plan["after"])
     if plan["bcast_tree"] != "auto":
@@ -758,8 +764,8 @@ def main(argv):
     env = job_environment(args)
     jobs = [args.job] if args.job is not None else list(range(args.jobs))
     plans = [plan_job(args, j) for j in jobs]
-    print("torture: seed %d, %d job(s), ranks %s, pmpi share %.2f, time limit %.0f s, "
-          "FTCOLL_TAG_WINDOW=%d, torture_api calls %s" % (
+    print("torture: seed %d, %d job(s), ranks %s, pmpi share %.2f, time limit %.0f s past "
+          "twice the calls' time, FTCOLL_TAG_WINDOW=%d, torture_api calls %s" % (
               args.seed, len(plans), ",".join(map(str, args.ranks)), args.pmpi_share,
               args.time_limit, args.tag_window, args.collective))
     print("torture: replay job K with: %s --seed %d --job K --ranks %s --pmpi-share %s "
