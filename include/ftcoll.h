@@ -34,6 +34,16 @@ extern "C" {
 typedef struct ftc_comm *ftc_comm_t;
 
 /*
+ * Every collective below checks its arguments on each rank, as MPI does.
+ * MPI_IN_PLACE is accepted only as the send buffer of a call's in-place
+ * form (the root's receive buffer of a scatter); anywhere else, a receive
+ * buffer or a broadcast's buffer, it is MPI_ERR_BUFFER. A rank that fails
+ * its checks returns the error while the others may run the call; its
+ * call still counts in the communicator's sequence, so the next calls
+ * are every rank's again (README: "Arguments are checked locally").
+ */
+
+/*
  * Creates an ftcoll communicator over `comm` (collective over `comm`).
  * Reads the FTCOLL_* environment variables (see README); a bad value fails
  * the call with MPI_ERR_ARG and a message naming the variable and valid values.

@@ -40,6 +40,9 @@ int ftc_check_buffer(const ftc_buffer_names *names, const void *buf, int count,
                      MPI_Datatype type, MPI_Comm comm, int *type_size)
 {
     const char *call = names->call;
+    const int rc = ftc_check_not_in_place(call, buf, names->buf);
+    if (rc != MPI_SUCCESS)
+        return rc;
     if (count < 0)
         return ftc_fail(MPI_ERR_COUNT, "%s: %s is negative (%d)", call, names->count, count);
     if (type == MPI_DATATYPE_NULL)
@@ -62,10 +65,20 @@ int ftc_check_buffer(const ftc_buffer_names *names, const void *buf, int count,
     return MPI_SUCCESS;
 }
 
+int ftc_check_not_in_place(const char *call, const void *buf, const char *name)
+{
+    if (buf != MPI_IN_PLACE)
+        return MPI_SUCCESS;
+    return ftc_fail(MPI_ERR_BUFFER, "%s: MPI_IN_PLACE as %s (only the send buffer of the "
+                    "call's in-place form may be MPI_IN_PLACE)", call, name);
+}
+
 int ftc_check_buffer_shape(const ftc_buffer_names *names, const void *buf, int count,
                            MPI_Datatype type, MPI_Comm comm, ftc_known_type *known,
                            ftc_type_shape *shape)
 {
+    if (buf == MPI_IN_PLACE)   /* before the remembered type's shortcut */
+        return ftc_check_not_in_place(names->call, buf, names->buf);
     const bool needs_buffer = buf == NULL && count > 0;
     if (type == known->type && type != MPI_DATATYPE_NULL && count >= 0
         && !(needs_buffer && known->shape.size > 0)) {

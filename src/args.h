@@ -25,6 +25,11 @@ int ftc_check_comm(const char *call, ftc_comm_t comm);
  * a NULL output (`output` names it: "stats", "the report"). */
 int ftc_check_query(const char *call, ftc_comm_t comm, const void *out, const char *output);
 
+/* MPI_ERR_BUFFER for MPI_IN_PLACE given as `name`, a buffer the call reads
+ * or writes (a receive buffer, a broadcast's): only the send buffer of a
+ * call's in-place form may be MPI_IN_PLACE, and the pointer is no memory. */
+int ftc_check_not_in_place(const char *call, const void *buf, const char *name);
+
 /* How a call names one of its buffers in messages ("buffer", "count",
  * "datatype"; "sendbuf", "sendcount", "sendtype"). */
 typedef struct {
@@ -33,7 +38,8 @@ typedef struct {
 } ftc_buffer_names;
 
 /*
- * A buffer of `count` elements of `type`: a count not negative (MPI_ERR_COUNT);
+ * A buffer of `count` elements of `type`: not MPI_IN_PLACE (MPI_ERR_BUFFER,
+ * ftc_check_not_in_place); a count not negative (MPI_ERR_COUNT);
  * a valid, committed type under 2 GiB (MPI_ERR_TYPE; `comm` returns the
  * errors of the committed test); a buffer that is not NULL when it holds
  * data, unless the type's absolute addresses make it MPI_BOTTOM

@@ -19,6 +19,9 @@ static int check_arguments(const void *sendbuf, void *recvbuf, int count, MPI_Da
     int rc = ftc_check_comm("ftc_allreduce", comm);
     if (rc != MPI_SUCCESS)
         return rc;
+    rc = ftc_check_not_in_place("ftc_allreduce", recvbuf, "recvbuf");
+    if (rc != MPI_SUCCESS)
+        return rc;
     if (count < 0)
         return ftc_fail(MPI_ERR_COUNT, "ftc_allreduce: count is negative (%d)", count);
     if (count > 0 && (recvbuf == NULL || sendbuf == NULL))

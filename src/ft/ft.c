@@ -375,6 +375,11 @@ long ftc_ft_begin_call(ftc_ft *ft)
     return ++ft->calls;
 }
 
+void ftc_ft_skip_call(ftc_ft *ft)
+{
+    (void)ftc_ft_begin_call(ft);   /* no result kept: the window starts afresh after it */
+}
+
 bool ftc_ft_keeps_results(const ftc_ft *ft)
 {
 #ifdef FTCOLL_HAVE_ULFM

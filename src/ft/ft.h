@@ -168,6 +168,16 @@ static inline bool ftc_ft_survivable(int rc)
 /* Starts the next call of the communicator's fault-tolerant engine; its number. */
 long ftc_ft_begin_call(ftc_ft *ft);
 
+/* A collective this rank left at its own argument checks, which the other
+ * ranks may have run: it takes its number all the same. The number gives
+ * a call its tag, so without it this rank's next calls would carry the
+ * numbers the others gave their previous ones, and receive what the
+ * others sent for the call left here. (What they sent for it stays in
+ * MPI's queue, as with MPI's own collectives; FTCOLL_TAG_WINDOW calls
+ * later the same tag comes round again: the guard makes such an error
+ * every rank's, guard.h.) */
+void ftc_ft_skip_call(ftc_ft *ft);
+
 /*
  * Whether a call completed now must keep its result for late ranks. A
  * survivor serves a late rank only in a meeting, which needs a death; with

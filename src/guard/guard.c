@@ -230,6 +230,8 @@ int ftc_guard_enter(ftc_comm_t c, ftc_guarded_kind kind, int checked)
     if (!due(g, kind)) {
         if (checked == MPI_SUCCESS)
             ftc_watch_arm(&c->watch, ftc_guarded_name(kind), call);
+        else if (kind != FTC_GUARDED_CHECK)
+            ftc_ft_skip_call(c->ft);   /* the others may run it: the numbers stay in step */
         return checked;
     }
     if (checked != MPI_SUCCESS)

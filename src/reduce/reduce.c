@@ -67,6 +67,8 @@ static int check_arguments(const void *sendbuf, void *recvbuf, int count, MPI_Da
     if (sendbuf == MPI_IN_PLACE && !at_root)
         return ftc_fail(MPI_ERR_BUFFER, "ftc_reduce: MPI_IN_PLACE is the root's only (rank %d "
                         "is not root %d)", comm->rank, root);
+    if (at_root && recvbuf == MPI_IN_PLACE)
+        return ftc_check_not_in_place("ftc_reduce", recvbuf, "the root's recvbuf");
     if (count > 0 && sendbuf == NULL)
         return ftc_fail(MPI_ERR_BUFFER, "ftc_reduce: sendbuf is NULL but count is %d", count);
     if (count > 0 && at_root && recvbuf == NULL)

@@ -129,6 +129,9 @@ static int check_call(ftc_reduce_scatter_call *call, long long total, const void
                       bool in_place)
 {
     const char *name = call->name;
+    int rc = ftc_check_not_in_place(name, call->result, "recvbuf");
+    if (rc != MPI_SUCCESS)
+        return rc;
     if (total > 0 && sendbuf == NULL)
         return ftc_fail(MPI_ERR_BUFFER, "%s: sendbuf is NULL but the blocks come to %lld "
                         "elements", name, total);
@@ -139,7 +142,7 @@ static int check_call(ftc_reduce_scatter_call *call, long long total, const void
         return ftc_fail(MPI_ERR_BUFFER, "%s: in place, recvbuf holds the input but is NULL",
                         name);
     ftc_comm_t comm = call->comm;
-    int rc = ftc_check_reduction(name, comm, call->type, call->op);
+    rc = ftc_check_reduction(name, comm, call->type, call->op);
     if (rc != MPI_SUCCESS)
         return rc;
     const long long bytes = total * comm->checked.known.shape.extent;

@@ -62,6 +62,9 @@ const ftc_module ftc_exscan_module = { .name = "exscan" };
 static int check_buffers(const ftc_scan_call *call, const void *sendbuf, bool in_place)
 {
     const char *name = call->name;
+    const int rc = ftc_check_not_in_place(name, call->result, "recvbuf");
+    if (rc != MPI_SUCCESS)
+        return rc;
     if (call->count < 0)
         return ftc_fail(MPI_ERR_COUNT, "%s: count is negative (%d)", name, call->count);
     if (call->count > 0 && !in_place && sendbuf == NULL)

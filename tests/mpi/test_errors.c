@@ -1155,6 +1155,94 @@ static int check_scatter_arguments(ftc_comm_t comm, int rank, int p)
     return f;
 }
 
+/* MPI_IN_PLACE is the send buffer of an in-place form, never a buffer a
+ * call reads or writes: every rank passes it where MPI forbids it (each
+ * its own root), so every rank returns the error. */
+static int check_in_place_where_forbidden(ftc_comm_t comm, int rank, int p)
+{
+    int send[4] = { 1, 2, 3, 4 }, counts[64], displs[64];
+    for (int r = 0; r < p; r++) {
+        counts[r] = 1;
+        displs[r] = r;
+    }
+    void *const IP = MPI_IN_PLACE;
+    int f = expect_error("ftc_allreduce into MPI_IN_PLACE",
+                         ftc_allreduce(send, IP, 1, MPI_INT, MPI_SUM, comm), MPI_ERR_BUFFER,
+                         "MPI_IN_PLACE");
+    f += expect_error("ftc_allreduce, MPI_IN_PLACE twice",
+                      ftc_allreduce(IP, IP, 1, MPI_INT, MPI_SUM, comm), MPI_ERR_BUFFER,
+                      "MPI_IN_PLACE");
+    f += expect_error("ftc_bcast of MPI_IN_PLACE", ftc_bcast(IP, 1, MPI_INT, 0, comm),
+                      MPI_ERR_BUFFER, "MPI_IN_PLACE");
+    f += expect_error("ftc_allgather into MPI_IN_PLACE",
+                      ftc_allgather(send, 1, MPI_INT, IP, 1, MPI_INT, comm), MPI_ERR_BUFFER,
+                      "MPI_IN_PLACE");
+    f += expect_error("ftc_allgatherv into MPI_IN_PLACE",
+                      ftc_allgatherv(send, 1, MPI_INT, IP, counts, displs, MPI_INT, comm),
+                      MPI_ERR_BUFFER, "MPI_IN_PLACE");
+    f += expect_error("ftc_gather into MPI_IN_PLACE at the root",
+                      ftc_gather(send, 1, MPI_INT, IP, 1, MPI_INT, rank, comm), MPI_ERR_BUFFER,
+                      "MPI_IN_PLACE");
+    f += expect_error("ftc_gatherv into MPI_IN_PLACE at the root",
+                      ftc_gatherv(send, 1, MPI_INT, IP, counts, displs, MPI_INT, rank, comm),
+                      MPI_ERR_BUFFER, "MPI_IN_PLACE");
+    f += expect_error("ftc_reduce into MPI_IN_PLACE at the root",
+                      ftc_reduce(send, IP, 1, MPI_INT, MPI_SUM, rank, comm), MPI_ERR_BUFFER,
+                      "MPI_IN_PLACE");
+    f += expect_error("ftc_reduce, MPI_IN_PLACE twice at the root",
+                      ftc_reduce(IP, IP, 1, MPI_INT, MPI_SUM, rank, comm), MPI_ERR_BUFFER,
+                      "MPI_IN_PLACE");
+    f += expect_error("ftc_scan into MPI_IN_PLACE",
+                      ftc_scan(send, IP, 1, MPI_INT, MPI_SUM, comm), MPI_ERR_BUFFER,
+                      "MPI_IN_PLACE");
+    f += expect_error("ftc_exscan into MPI_IN_PLACE",
+                      ftc_exscan(send, IP, 1, MPI_INT, MPI_SUM, comm), MPI_ERR_BUFFER,
+                      "MPI_IN_PLACE");
+    f += expect_error("ftc_reduce_scatter_block into MPI_IN_PLACE",
+                      ftc_reduce_scatter_block(send, IP, 1, MPI_INT, MPI_SUM, comm),
+                      MPI_ERR_BUFFER, "MPI_IN_PLACE");
+    f += expect_error("ftc_reduce_scatter into MPI_IN_PLACE",
+                      ftc_reduce_scatter(send, IP, counts, MPI_INT, MPI_SUM, comm),
+                      MPI_ERR_BUFFER, "MPI_IN_PLACE");
+    return f;
+}
+
+/* An argument only the root checks, wrong at the root alone: as with MPI,
+ * the root returns the error and the others complete the gather. The
+ * calls after it are every rank's again and must be exact: the root's
+ * call still took its number, so it does not receive, in its next calls,
+ * the blocks the others sent for the one it left. A communicator of its
+ * own: the gather is its first call, which never waits for tokens. Fewer
+ * calls than FTCOLL_TAG_WINDOW follow: after that many the gather's tag
+ * comes round again (ft.h, ftc_ft_skip_call). */
+static int check_error_at_the_root_alone(int rank, int p)
+{
+    ftc_comm_t comm = NULL;
+    int f = expect_success("ftc_comm_create", ftc_comm_create(MPI_COMM_WORLD, &comm));
+    if (f)
+        return f;
+    int mine = 1000 + rank, blocks[64];
+    const int rc = ftc_gather(&mine, 1, MPI_INT, blocks, 1,
+                              rank == 0 ? MPI_DATATYPE_NULL : MPI_INT, 0, comm);
+    f += rank == 0 ? expect_error("ftc_gather, recvtype MPI_DATATYPE_NULL at the root alone",
+                                  rc, MPI_ERR_TYPE, "recvtype")
+                   : expect_success("ftc_gather past a root that rejected its recvtype", rc);
+    int wrong = 0;   /* every rank makes every call, whatever it found */
+    for (int call = 0; call < 100; call++) {
+        long value = rank + call, sum = -1;
+        const int status = ftc_allreduce(&value, &sum, 1, MPI_LONG, MPI_SUM, comm);
+        const long expected = (long)p * (p - 1) / 2 + (long)p * call;
+        if ((status != MPI_SUCCESS || sum != expected) && wrong++ == 0) {
+            char detail[160];
+            snprintf(detail, sizeof(detail), "call %d returned %s, sum %ld, expected %ld", call,
+                     class_name(class_of(status)), sum, expected);
+            f += failed("ftc_allreduce after an error at the root alone", detail);
+        }
+    }
+    f += expect_success("ftc_comm_free", ftc_comm_free(&comm));
+    return f;
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -1197,8 +1285,10 @@ int main(int argc, char **argv)
     f += check_reduce_scatter_arguments(comm, my_rank, p);
     f += check_scan_arguments(comm, my_rank, p);
     f += check_fault_tolerance_api(comm, p);
+    f += check_in_place_where_forbidden(comm, my_rank, p);
     f += expect_success("ftc_comm_free", ftc_comm_free(&comm));
     f += expect_true("ftc_comm_free sets the handle to NULL", comm == NULL);
+    f += check_error_at_the_root_alone(my_rank, p);
 
     int failures = 0;
     MPI_Allreduce(&f, &failures, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
