@@ -315,8 +315,7 @@ def where_ranks_hang(pids, progress, program_path, killed):
                 gdbs[rank] = subprocess.Popen(
                     ["gdb", "-p", str(pid), "-batch", "-nx", "-ex", "thread apply all bt",
                      "-ex", "echo %s\\n" % LOCALS_MARK, "-ex", "thread 1",
-                     "-ex", "bt full 20", "-ex", "frame function ftc_ft_wait",
-                     "-ex", "print *ft"],
+                     "-ex", "bt full 20"],
                     stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                     stdin=subprocess.DEVNULL)
             except OSError:
