@@ -183,9 +183,6 @@ static int check_arguments(arguments *a, ftc_comm_t comm)
     int rc = ftc_check_comm("ftc_alltoall", comm);
     if (rc != MPI_SUCCESS)
         return rc;
-    if (a->recvbuf == MPI_IN_PLACE)
-        return ftc_fail(MPI_ERR_BUFFER, "ftc_alltoall: MPI_IN_PLACE as recvbuf (it is sendbuf "
-                        "that may be MPI_IN_PLACE)");
     rc = ftc_check_buffer_shape(&recv_names, a->recvbuf, a->recvcount, a->recvtype, comm->comm,
                                 &comm->alltoall->known_recv, &a->recv_shape);
     if (rc != MPI_SUCCESS)

@@ -88,9 +88,9 @@ static int check_arguments(arguments *a, ftc_comm_t comm)
     int rc = ftc_check_comm("ftc_alltoallv", comm);
     if (rc != MPI_SUCCESS)
         return rc;
-    if (a->recvbuf == MPI_IN_PLACE)
-        return ftc_fail(MPI_ERR_BUFFER, "ftc_alltoallv: MPI_IN_PLACE as recvbuf (it is sendbuf "
-                        "that may be MPI_IN_PLACE)");
+    rc = ftc_check_not_in_place("ftc_alltoallv", a->recvbuf, "recvbuf");
+    if (rc != MPI_SUCCESS)
+        return rc;
     struct ftc_alltoall_state *s = comm->alltoall;
     rc = check_side(&recv_names, a->recvbuf, a->recvcounts, a->rdispls, "rdispls", a->recvtype,
                     comm, &s->known_recv, &a->recv_shape);

@@ -12,6 +12,7 @@
 #include "../args.h"
 #include "../comm.h"
 #include "../error.h"
+#include "../ft/ft.h"
 #include "../guard/guard.h"
 #include "../allreduce/ft_engine.h"
 #include "../module.h"
@@ -32,6 +33,7 @@ int ftc_barrier(ftc_comm_t comm)
     rc = ftc_ft_allreduce_run(comm, NULL, &nothing, 0, MPI_INT, MPI_BOR, 0, (int)sizeof(int),
                               "ftc_barrier");
 #else
+    (void)ftc_ft_begin_call(comm->ft);   /* no message carries it, but every collective takes one */
     rc = PMPI_Barrier(comm->comm);   /* PMPI_: never through the PMPI layer */
     if (rc != MPI_SUCCESS)
         rc = ftc_fail_mpi(rc, "ftc_barrier: MPI_Barrier failed");

@@ -19,6 +19,13 @@ extern const ftc_module ftc_bcast_tree_module;
  * FTCOLL_TOPOLOGY set when the communicator was made). */
 int ftc_tree_bcast_wanted(ftc_comm_t comm);
 
+/* A call this rank left at its own checks while the others may run it
+ * (ftc_guard_left_alone): counted as they count it, so that this rank's
+ * later calls measure and adapt where theirs do. (If the others measure
+ * in the call left, they wait for this rank there, as in any call that
+ * needs every rank.) */
+void ftc_tree_bcast_skip(ftc_comm_t comm);
+
 /* ftc_bcast's body over a tree; arguments already checked (`shape`: the
  * type's). Collective. With ULFM it survives deaths as ftc_bcast does,
  * over the survivors' tree after one (adaptive.c). */

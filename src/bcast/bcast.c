@@ -23,6 +23,7 @@
 #include "../buffer.h"
 #include "../comm.h"
 #include "../error.h"
+#include "../ft/ft.h"
 #include "../guard/guard.h"
 #include "../processors.h"
 #include "adaptive.h"
@@ -158,8 +159,15 @@ int ftc_bcast(void *buf, int count, MPI_Datatype type, int root, ftc_comm_t comm
     int rc = check_arguments(buf, count, type, root, comm, &shape);
     if (comm)   /* guarded: bad arguments here stop every rank cleanly */
         rc = ftc_guard_enter(comm, FTC_GUARDED_BCAST, rc);
-    if (rc != MPI_SUCCESS)
+    if (rc != MPI_SUCCESS) {
+        if (comm && ftc_guard_left_alone(comm))
+            ftc_tree_bcast_skip(comm);
         return rc;
+    }
+#ifndef FTCOLL_HAVE_ULFM
+    /* no message carries it here, but every collective takes one (ft.h) */
+    (void)ftc_ft_begin_call(comm->ft);
+#endif
     if (ftc_tree_bcast_wanted(comm)) {
         rc = ftc_tree_bcast(buf, count, type, &shape, root, comm);
         ftc_guard_leave(comm);

@@ -165,7 +165,12 @@ static inline bool ftc_ft_survivable(int rc)
 
 /* ---- calls ------------------------------------------------------------------ */
 
-/* Starts the next call of the communicator's fault-tolerant engine; its number. */
+/* Starts the next call of the communicator's fault-tolerant engine; its
+ * number. Every collective that runs takes exactly one, on every path
+ * (even one whose messages carry none, as MPI_Bcast's without ULFM), so
+ * that every rank can tell the others' number of a call it left
+ * (ftc_ft_skip_call). A recovery that starts a call again takes another,
+ * on every survivor alike. */
 long ftc_ft_begin_call(ftc_ft *ft);
 
 /* A collective this rank left at its own argument checks, which the other
@@ -174,8 +179,9 @@ long ftc_ft_begin_call(ftc_ft *ft);
  * numbers the others gave their previous ones, and receive what the
  * others sent for the call left here. (What they sent for it stays in
  * MPI's queue, as with MPI's own collectives; FTCOLL_TAG_WINDOW calls
- * later the same tag comes round again: the guard makes such an error
- * every rank's, guard.h.) */
+ * later the same tag comes round again. Nor can this rank advance the
+ * per-size counts of the others' call, whose size it does not know. The
+ * guard makes such an error every rank's, guard.h.) */
 void ftc_ft_skip_call(ftc_ft *ft);
 
 /*

@@ -225,13 +225,16 @@ int ftc_guard_enter(ftc_comm_t c, ftc_guarded_kind kind, int checked)
     const long call = ++g->calls[kind];
     if (kind != FTC_GUARDED_CHECK)
         g->collectives++;
+    g->left_alone = false;
     if (g->stopped)
         return stopped_error(c, kind);
     if (!due(g, kind)) {
         if (checked == MPI_SUCCESS)
             ftc_watch_arm(&c->watch, ftc_guarded_name(kind), call);
-        else if (kind != FTC_GUARDED_CHECK)
+        else if (kind != FTC_GUARDED_CHECK) {
+            g->left_alone = true;
             ftc_ft_skip_call(c->ft);   /* the others may run it: the numbers stay in step */
+        }
         return checked;
     }
     if (checked != MPI_SUCCESS)
@@ -249,6 +252,11 @@ int ftc_guard_enter(ftc_comm_t c, ftc_guarded_kind kind, int checked)
     }
     ftc_watch_arm(&c->watch, ftc_guarded_name(kind), call);
     return MPI_SUCCESS;
+}
+
+bool ftc_guard_left_alone(ftc_comm_t c)
+{
+    return c->guard->left_alone;
 }
 
 void ftc_guard_leave(ftc_comm_t c)

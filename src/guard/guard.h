@@ -33,6 +33,17 @@ extern const ftc_module ftc_guard_module;
  * `checked` when the call is not guarded.
  */
 int ftc_guard_enter(struct ftc_comm *c, ftc_guarded_kind kind, int checked);
+
+/*
+ * Whether this rank left the call ftc_guard_enter just returned from at its
+ * own checks, unguarded: the others may run it without this rank. Every
+ * collective takes one call number (ft.h), and ftc_guard_enter took this
+ * one's; a collective that counts its calls in a counter of its own (the
+ * network tree's broadcast) advances that counter too, so that this rank's
+ * next calls are counted as the others count them.
+ */
+bool ftc_guard_left_alone(struct ftc_comm *c);
+
 void ftc_guard_leave(struct ftc_comm *c);
 
 /* Sends SIGKILL to the ranks listed (positions of `live`) that run on this

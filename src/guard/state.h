@@ -25,6 +25,7 @@ struct ftc_guard {
     char first_error[FTC_GUARD_MESSAGE_MAX];
     int warnings;                       /* emitted on this rank */
     bool stopped;                       /* a check-in decided to stop: every call stops */
+    bool left_alone;                    /* the last call: this rank left it at its checks */
     ftc_guard_record decided;           /* that check-in's record */
     ftc_guard_record *received;         /* the children's records (allocated on use) */
     ftc_guard_node node;                /* this rank's place in the tree of node_ranks */

@@ -163,17 +163,27 @@ static bool is_predefined_op(MPI_Op op)
     return false;
 }
 
+/* A null type or op is ftcoll's to reject: the rank that passes one while
+ * the others pass valid handles leaves the call as ftcoll's ranks expect
+ * (its call number stays in step), not through MPI's own collective. */
+static bool names_null_handle(MPI_Datatype type, MPI_Op op)
+{
+    return type == MPI_DATATYPE_NULL || op == MPI_OP_NULL;
+}
+
 /* ftcoll's scans take predefined datatypes and any op, commutative or not
  * (they combine in rank order); MPI's handles the rest (and the invalid
  * handles it alone can name). */
 static bool scan_supported(MPI_Datatype type, MPI_Op op)
 {
-    return type != MPI_DATATYPE_NULL && op != MPI_OP_NULL && is_predefined(type);
+    return names_null_handle(type, op) || is_predefined(type);
 }
 
 /* ftcoll's allreduce takes what its scans take, with commutative ops only. */
 static bool allreduce_supported(MPI_Datatype type, MPI_Op op)
 {
+    if (names_null_handle(type, op))
+        return true;
     if (!scan_supported(type, op))
         return false;
     int commutative = 0;

@@ -62,7 +62,9 @@ const ftc_module ftc_exscan_module = { .name = "exscan" };
 static int check_buffers(const ftc_scan_call *call, const void *sendbuf, bool in_place)
 {
     const char *name = call->name;
-    const int rc = ftc_check_not_in_place(name, call->result, "recvbuf");
+    const bool writes_nothing = call->exclusive && call->comm->rank == 0 && !in_place;
+    const int rc = writes_nothing ? MPI_SUCCESS
+                                  : ftc_check_not_in_place(name, call->result, "recvbuf");
     if (rc != MPI_SUCCESS)
         return rc;
     if (call->count < 0)
@@ -70,7 +72,6 @@ static int check_buffers(const ftc_scan_call *call, const void *sendbuf, bool in
     if (call->count > 0 && !in_place && sendbuf == NULL)
         return ftc_fail(MPI_ERR_BUFFER, "%s: sendbuf is NULL but count is %d", name,
                         call->count);
-    const bool writes_nothing = call->exclusive && call->comm->rank == 0 && !in_place;
     if (call->count > 0 && call->result == NULL && !writes_nothing)
         return ftc_fail(MPI_ERR_BUFFER, "%s: recvbuf is NULL but count is %d", name,
                         call->count);

@@ -1157,7 +1157,8 @@ static int check_scatter_arguments(ftc_comm_t comm, int rank, int p)
 
 /* MPI_IN_PLACE is the send buffer of an in-place form, never a buffer a
  * call reads or writes: every rank passes it where MPI forbids it (each
- * its own root), so every rank returns the error. */
+ * its own root), so every rank returns the error. The exscan's rank 0
+ * writes nothing, so its recvbuf may be anything there, as in MPI. */
 static int check_in_place_where_forbidden(ftc_comm_t comm, int rank, int p)
 {
     int send[4] = { 1, 2, 3, 4 }, counts[64], displs[64];
@@ -1195,8 +1196,8 @@ static int check_in_place_where_forbidden(ftc_comm_t comm, int rank, int p)
     f += expect_error("ftc_scan into MPI_IN_PLACE",
                       ftc_scan(send, IP, 1, MPI_INT, MPI_SUM, comm), MPI_ERR_BUFFER,
                       "MPI_IN_PLACE");
-    f += expect_error("ftc_exscan into MPI_IN_PLACE",
-                      ftc_exscan(send, IP, 1, MPI_INT, MPI_SUM, comm), MPI_ERR_BUFFER,
+    f += expect_error("ftc_exscan, MPI_IN_PLACE twice",
+                      ftc_exscan(IP, IP, 1, MPI_INT, MPI_SUM, comm), MPI_ERR_BUFFER,
                       "MPI_IN_PLACE");
     f += expect_error("ftc_reduce_scatter_block into MPI_IN_PLACE",
                       ftc_reduce_scatter_block(send, IP, 1, MPI_INT, MPI_SUM, comm),
@@ -1204,6 +1205,12 @@ static int check_in_place_where_forbidden(ftc_comm_t comm, int rank, int p)
     f += expect_error("ftc_reduce_scatter into MPI_IN_PLACE",
                       ftc_reduce_scatter(send, IP, counts, MPI_INT, MPI_SUM, comm),
                       MPI_ERR_BUFFER, "MPI_IN_PLACE");
+    int before = -1;
+    f += expect_success("ftc_exscan into MPI_IN_PLACE at rank 0",
+                        ftc_exscan(&rank, rank == 0 ? IP : &before, 1, MPI_INT, MPI_SUM, comm));
+    if (rank > 0 && before != rank * (rank - 1) / 2)
+        f += failed("ftc_exscan after rank 0 passed MPI_IN_PLACE as its recvbuf",
+                    "a wrong prefix");
     return f;
 }
 
@@ -1239,6 +1246,71 @@ static int check_error_at_the_root_alone(int rank, int p)
             f += failed("ftc_allreduce after an error at the root alone", detail);
         }
     }
+    f += expect_success("ftc_comm_free", ftc_comm_free(&comm));
+    return f;
+}
+
+/* 60 broadcasts from rank 0 and 60 sums, each checked (a broadcast's word
+ * only where `words_in_step`); the first wrong one is reported, and every
+ * rank makes every call, whatever it found. */
+static int check_calls_in_step(ftc_comm_t comm, int rank, int p, bool words_in_step,
+                               const char *after)
+{
+    int f = 0;
+    for (int call = 0; call < 60; call++) {
+        int word = rank == 0 ? 10 * call : -1;
+        const int bcast_rc = ftc_bcast(&word, 1, MPI_INT, 0, comm);
+        long value = rank + call, sum = -1;
+        const int sum_rc = ftc_allreduce(&value, &sum, 1, MPI_LONG, MPI_SUM, comm);
+        const long expected = (long)p * (p - 1) / 2 + (long)p * call;
+        if (bcast_rc == MPI_SUCCESS && (word == 10 * call || !words_in_step)
+            && sum_rc == MPI_SUCCESS && sum == expected)
+            continue;
+        if (f++ == 0) {
+            char detail[200];
+            snprintf(detail, sizeof(detail), "call %d: ftc_bcast %s, word %d (expected %d); "
+                     "ftc_allreduce %s, sum %ld (expected %ld)", call,
+                     class_name(class_of(bcast_rc)), word, 10 * call,
+                     class_name(class_of(sum_rc)), sum, expected);
+            failed(after, detail);
+        }
+    }
+    return f ? 1 : 0;
+}
+
+/*
+ * A broadcast that its last rank alone leaves at its own checks (a
+ * negative count there) while the others run it: that rank is a leaf of
+ * the tree, so the others complete it. Its next calls are numbered and
+ * counted as the others': over MPI's broadcast too, and over a network
+ * tree (`algorithm`) that measures the latencies again on every third
+ * call. Without ULFM a broadcast's messages carry no call number (they are
+ * MPI's, or the tree's fixed tags), so, as with MPI's own broadcast, that
+ * rank's next broadcast receives the word of the one it left: there only
+ * the sums are checked.
+ */
+static int check_error_at_a_leaf_alone(int rank, int p, const char *algorithm)
+{
+#ifdef FTCOLL_HAVE_ULFM
+    const bool words_in_step = true;
+#else
+    const bool words_in_step = false;
+#endif
+    ftc_comm_t comm = NULL;
+    int f = expect_success("ftc_comm_create", ftc_comm_create(MPI_COMM_WORLD, &comm));
+    if (f)
+        return f;
+    if (algorithm)
+        f += expect_success("ftc_bcast_configure",
+                            ftc_bcast_configure(comm, algorithm, "check=3", ""));
+    const bool alone = rank == p - 1;
+    int word = rank == 0 ? 7 : -1;
+    const int rc = ftc_bcast(&word, alone ? -1 : 1, MPI_INT, 0, comm);
+    f += alone ? expect_error("ftc_bcast, a negative count at its last rank alone", rc,
+                              MPI_ERR_COUNT, "count")
+               : expect_success("ftc_bcast past a rank that rejected its count", rc);
+    f += check_calls_in_step(comm, rank, p, words_in_step,
+                             "calls after a broadcast one rank left");
     f += expect_success("ftc_comm_free", ftc_comm_free(&comm));
     return f;
 }
@@ -1289,6 +1361,10 @@ int main(int argc, char **argv)
     f += expect_success("ftc_comm_free", ftc_comm_free(&comm));
     f += expect_true("ftc_comm_free sets the handle to NULL", comm == NULL);
     f += check_error_at_the_root_alone(my_rank, p);
+    if (p > 1)
+        f += check_error_at_a_leaf_alone(my_rank, p, NULL);
+    if (p == 2)   /* the tree's only leaf is known: the root's partner */
+        f += check_error_at_a_leaf_alone(my_rank, p, "mst");
 
     int failures = 0;
     MPI_Allreduce(&f, &failures, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);

@@ -14,7 +14,8 @@
  *     in place
  *   - MPI_Bcast: from every root, a strided type, count 0
  *   - sub-communicators made and freed in a loop; an intercommunicator
- *   - errors with MPI_ERRORS_RETURN: the same class MPI gives
+ *   - errors with MPI_ERRORS_RETURN: the same class MPI gives; a scan
+ *     whose last rank alone passes MPI_OP_NULL, then exact sums
  */
 #include <stdbool.h>
 #include <stdio.h>
@@ -647,6 +648,35 @@ static void check_errors(void)
     MPI_Comm_free(&comm);
 }
 
+/* The last rank alone names MPI_OP_NULL in a scan: it returns MPI_ERR_OP
+ * and the others complete the scan (the chain's last rank sends nothing).
+ * The sums after it must be exact on every rank: the layer leaves a null
+ * op to ftcoll, not to MPI, so that rank's call numbers stay the others'. */
+static void check_null_op_at_the_last_rank(void)
+{
+    MPI_Comm comm;
+    MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+    MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+    const bool last = rank == size - 1;
+    int in = rank + 1, prefix = -1, error_class = MPI_SUCCESS;
+    const int rc = MPI_Scan(&in, &prefix, 1, MPI_INT, last ? MPI_OP_NULL : MPI_SUM, comm);
+    MPI_Error_class(rc, &error_class);
+    if (last)
+        expect(error_class == MPI_ERR_OP, "scan with MPI_OP_NULL at the last rank: error class",
+               error_class, MPI_ERR_OP);
+    else
+        expect(rc == MPI_SUCCESS && prefix == (rank + 1) * (rank + 2) / 2,
+               "scan past a last rank that named MPI_OP_NULL", prefix,
+               (rank + 1) * (rank + 2) / 2);
+    for (int call = 0; call < 50; call++) {
+        long value = rank + call, sum = -1;
+        const long expected = (long)size * (size - 1) / 2 + (long)size * call;
+        MPI_Allreduce(&value, &sum, 1, MPI_LONG, MPI_SUM, comm);
+        expect(sum == expected, "allreduce after a scan one rank left", sum, expected);
+    }
+    MPI_Comm_free(&comm);
+}
+
 /* `test_pmpi badarg R`: rank R passes a negative count to MPI_Allreduce,
  * the others a valid one (a guarded run stops every rank cleanly). */
 static void pass_bad_argument(int bad_rank)
@@ -674,6 +704,7 @@ int main(int argc, char **argv)
     MPI_Barrier(MPI_COMM_WORLD);
     check_communicators();
     check_errors();
+    check_null_op_at_the_last_rank();
     int total = 0;
     MPI_Allreduce(&failures, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     if (rank == 0)
