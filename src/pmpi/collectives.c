@@ -179,12 +179,13 @@ static bool scan_supported(MPI_Datatype type, MPI_Op op)
     return names_null_handle(type, op) || is_predefined(type);
 }
 
-/* ftcoll's allreduce takes what its scans take, with commutative ops only. */
+/* ftcoll's allreduce takes what its scans take (scan_supported), with
+ * commutative ops only. */
 static bool allreduce_supported(MPI_Datatype type, MPI_Op op)
 {
     if (names_null_handle(type, op))
         return true;
-    if (!scan_supported(type, op))
+    if (!is_predefined(type))
         return false;
     int commutative = 0;
     return is_predefined_op(op)
