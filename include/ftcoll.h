@@ -48,6 +48,10 @@ typedef struct ftc_comm *ftc_comm_t;
  * Reads the FTCOLL_* environment variables (see README); a bad value fails
  * the call with MPI_ERR_ARG and a message naming the variable and valid values.
  * Intercommunicators and MPI_COMM_NULL are rejected with MPI_ERR_COMM.
+ * With ULFM it succeeds on every live rank of `comm` or fails on every one
+ * (each step ends in an agreement): a rank that dies meanwhile, or one
+ * dead before the call, fails it on every rank.
+ * Errors come back as codes whatever `comm`'s error handler.
  */
 int ftc_comm_create(MPI_Comm comm, ftc_comm_t *out);
 

@@ -9,6 +9,9 @@
  *                     agree: one allreduce of every rank's verdict and of
  *                            every value that must be equal everywhere
  *                     start every module; agree that every start succeeded
+ *                     (with ULFM each step ends in an agreement that every
+ *                     rank succeeded and none died: the creation succeeds
+ *                     on every live rank or fails on every one)
  *   ftc_comm_free     quiesce every module, then release them in reverse
  */
 #include "comm.h"
@@ -77,13 +80,13 @@ static void release(ftc_comm_t c)
 /* The private duplicates every module builds on; errors come back as codes. */
 static int duplicate(ftc_comm_t c, MPI_Comm comm)
 {
-    int rc = MPI_Comm_dup(comm, &c->comm);
+    int rc = PMPI_Comm_dup(comm, &c->comm);
     if (rc != MPI_SUCCESS) {
         c->comm = MPI_COMM_NULL;
         return ftc_fail_mpi(rc, "ftc_comm_create: MPI_Comm_dup failed");
     }
     MPI_Comm_set_errhandler(c->comm, MPI_ERRORS_RETURN);
-    if (MPI_Comm_dup(MPI_COMM_SELF, &c->self) == MPI_SUCCESS)
+    if (PMPI_Comm_dup(MPI_COMM_SELF, &c->self) == MPI_SUCCESS)
         MPI_Comm_set_errhandler(c->self, MPI_ERRORS_RETURN);
     else
         c->self = MPI_COMM_NULL;
@@ -147,6 +150,29 @@ static int start_modules(ftc_comm_t c)
                            "failed to set up (see its error)");
 }
 
+/* Each step may fail on some ranks only (a death that some of them saw):
+ * every step ends in an agreement over the program's communicator, so
+ * that every live rank goes on to the next step or none does, and the
+ * creation succeeds everywhere or fails everywhere. (duplicate() sets
+ * c->comm before the agreement reads it: hence the statements apart.) */
+static int make_steps(ftc_comm_t c, MPI_Comm comm)
+{
+    static const char who[] = "ftc_comm_create";
+    /* FTCOLL_VERBOSE: rank 0 logs algorithm choices */
+    const int verbose_rc = ftc_read_switch("FTCOLL_VERBOSE", &c->verbose);
+    int rc = duplicate(c, comm);
+    rc = ftc_ft_agree_step(comm, c->comm, rc, who, "duplicating the communicator");
+    if (rc == MPI_SUCCESS)
+        rc = ftc_ft_agree_step(comm, c->comm, create_modules(c), who, "creating the modules");
+    if (rc == MPI_SUCCESS) {
+        rc = agree_on_settings(c, read_module_settings(c, verbose_rc));
+        rc = ftc_ft_agree_step(comm, c->comm, rc, who, "agreeing on the settings");
+    }
+    if (rc == MPI_SUCCESS)
+        rc = ftc_ft_agree_step(comm, c->comm, start_modules(c), who, "starting the modules");
+    return rc;
+}
+
 int ftc_comm_create(MPI_Comm comm, ftc_comm_t *out)
 {
     ftc_clear_error();
@@ -164,15 +190,13 @@ int ftc_comm_create(MPI_Comm comm, ftc_comm_t *out)
     c->checked.op = MPI_OP_NULL;
     c->checked.known.type = MPI_DATATYPE_NULL;
     c->bcast_type.type = MPI_DATATYPE_NULL;
-    /* FTCOLL_VERBOSE: rank 0 logs algorithm choices */
-    const int verbose_rc = ftc_read_switch("FTCOLL_VERBOSE", &c->verbose);
-    rc = duplicate(c, comm);
-    if (rc == MPI_SUCCESS)
-        rc = create_modules(c);
-    if (rc == MPI_SUCCESS)
-        rc = agree_on_settings(c, read_module_settings(c, verbose_rc));
-    if (rc == MPI_SUCCESS)
-        rc = start_modules(c);
+    /* a death must come back as a code, not as the program's fatal handler */
+    MPI_Errhandler theirs = MPI_ERRHANDLER_NULL;
+    MPI_Comm_get_errhandler(comm, &theirs);
+    MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+    rc = make_steps(c, comm);
+    MPI_Comm_set_errhandler(comm, theirs);
+    MPI_Errhandler_free(&theirs);
     if (rc != MPI_SUCCESS) {
         release(c);
         return rc;

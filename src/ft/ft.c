@@ -275,7 +275,7 @@ static int make_twin(MPI_Comm comm, MPI_Comm *watch)
 {
     *watch = MPI_COMM_NULL;
 #ifdef FTCOLL_HAVE_ULFM
-    const int rc = MPI_Comm_dup(comm, watch);
+    const int rc = PMPI_Comm_dup(comm, watch);
     if (rc != MPI_SUCCESS) {
         *watch = MPI_COMM_NULL;
         return ftc_fail_mpi(rc, "ftc_comm_create: duplicating the communicator failed");
@@ -442,6 +442,32 @@ int ftc_ft_failed_class(void)
 bool ftc_ft_is_process_failure(int rc)
 {
     return ftc_p2p_is_process_failure(rc);
+}
+
+int ftc_ft_agree_step(MPI_Comm comm, MPI_Comm step_comm, int rc, const char *who,
+                      const char *step)
+{
+#ifdef FTCOLL_HAVE_ULFM
+    /* a death seen here may have cut the step short while others wait in
+     * its collectives for this rank: they leave them. (Not on an error of
+     * this rank's own, which the steps' collectives still complete, and
+     * which the others' return codes would lose to the revocation.) */
+    if (ftc_ft_is_process_failure(rc) && step_comm != MPI_COMM_NULL)
+        MPIX_Comm_revoke(step_comm);
+    int flag = rc == MPI_SUCCESS;
+    const int agree_rc = MPIX_Comm_agree(comm, &flag);
+    if (ftc_ft_is_process_failure(agree_rc))
+        return ftc_fail(MPIX_ERR_PROC_FAILED, "%s: a rank died while %s", who, step);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (agree_rc != MPI_SUCCESS)
+        return ftc_fail_mpi(agree_rc, "%s: MPIX_Comm_agree failed while %s", who, step);
+    return flag ? MPI_SUCCESS
+                : ftc_fail(MPI_ERR_OTHER, "%s: another rank failed while %s", who, step);
+#else
+    (void)comm, (void)step_comm, (void)who, (void)step;
+    return rc;
+#endif
 }
 
 /*
@@ -656,7 +682,7 @@ int ftc_ft_leave(ftc_comm_t comm)
 int ftc_ft_survivors(ftc_comm_t comm, MPI_Comm *survivors)
 {
     ftc_ft_begin_op(comm->ft);
-    const int rc = MPI_Comm_dup(comm->comm, survivors);
+    const int rc = PMPI_Comm_dup(comm->comm, survivors);
     return rc == MPI_SUCCESS ? MPI_SUCCESS
                              : ftc_fail_mpi(rc, "ftc_comm_survivors: MPI_Comm_dup failed");
 }

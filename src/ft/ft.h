@@ -163,6 +163,23 @@ static inline bool ftc_ft_survivable(int rc)
     return FTC_FT_SURVIVES && (rc == FTC_DETECTED || ftc_ft_is_process_failure(rc));
 }
 
+/*
+ * Ends one collective step of making a communicator alike on every live
+ * rank of `comm`: MPI_SUCCESS where every live rank's `rc` was
+ * MPI_SUCCESS and none of them died; else an error on every one of them:
+ * MPIX_ERR_PROC_FAILED where a rank died (every survivor alike), else `rc`
+ * where it was this rank's own. With ULFM an agreement (MPIX_Comm_agree)
+ * decides, whose flag and failure error every survivor gets alike: a step
+ * that failed on one rank alone (a death seen by some ranks, not by
+ * others) can no longer leave the others waiting for it in the next step.
+ * A rank whose step a death stopped first revokes `step_comm` (unless
+ * MPI_COMM_NULL), the communicator of the step's own collectives, so that
+ * the ranks still inside one of them leave it for the agreement. Without
+ * ULFM, `rc` (a death ends the job).
+ */
+int ftc_ft_agree_step(MPI_Comm comm, MPI_Comm step_comm, int rc, const char *who,
+                      const char *step);
+
 /* ---- calls ------------------------------------------------------------------ */
 
 /* Starts the next call of the communicator's fault-tolerant engine; its

@@ -3,7 +3,10 @@
  * collective on, a layer_comm with its ftcoll communicator, found through
  * an MPI attribute (MPI_COMM_WORLD's is kept aside, for speed).
  *
- *   first collective on comm  -> ftc_comm_create(comm)   (every rank is there)
+ *   MPI_Comm_dup, _split, ... -> ftc_comm_create(comm)   (constructors.c, ULFM)
+ *   first collective on comm  -> ftc_comm_create(comm)   (one the layer did not
+ *                                                        see made: MPI_Comm_idup,
+ *                                                        a library's PMPI_ call)
  *   a failure                 -> nothing: ftcoll goes on over the survivors
  *   MPI_Comm_free(comm)       -> ftc_comm_free, then MPI's free
  *   MPI_Finalize              -> the rest, newest first, the world last
@@ -116,6 +119,24 @@ int layer_comms_start(void)
     return rc;
 }
 
+/* Makes comm's layer_comm and attaches it (NULL: out of memory, or the
+ * attribute failed); *rc: what making its ftcoll communicator returned. */
+static layer_comm *attach(MPI_Comm comm, int *rc)
+{
+    layer_comm *lc = make(comm, rc);
+    if (!lc)
+        return NULL;
+    if (PMPI_Comm_set_attr(comm, keyval, lc) != MPI_SUCCESS) {
+        release(lc, true);
+        return NULL;
+    }
+    pthread_mutex_lock(&all_lock);
+    lc->next = all;
+    all = lc;
+    pthread_mutex_unlock(&all_lock);
+    return lc;
+}
+
 layer_comm *layer_comm_of(MPI_Comm comm)
 {
     if (comm == MPI_COMM_WORLD)
@@ -129,18 +150,28 @@ layer_comm *layer_comm_of(MPI_Comm comm)
     if (found)
         return value;
     int rc;
-    layer_comm *lc = make(comm, &rc);
-    if (!lc)
-        return NULL;
-    if (PMPI_Comm_set_attr(comm, keyval, lc) != MPI_SUCCESS) {
-        release(lc, true);
-        return NULL;
-    }
-    pthread_mutex_lock(&all_lock);
-    lc->next = all;
-    all = lc;
-    pthread_mutex_unlock(&all_lock);
-    return lc;
+    return attach(comm, &rc);
+}
+
+/*
+ * A communicator the program just made gets its ftcoll communicator now,
+ * while every rank is there: one whose first collective comes after a death
+ * could not be made then (MPI_Comm_dup fails over a dead rank). Failing,
+ * it is freed, on every rank alike (ftc_comm_create ends in an agreement),
+ * and *comm is MPI_COMM_NULL.
+ */
+int layer_comm_made(MPI_Comm *comm)
+{
+    int inter = 0;
+    if (*comm == MPI_COMM_NULL || PMPI_Comm_test_inter(*comm, &inter) != MPI_SUCCESS || inter)
+        return MPI_SUCCESS;   /* an intercommunicator's collectives are MPI's */
+    int rc = MPI_SUCCESS;
+    layer_comm *lc = attach(*comm, &rc);
+    if (!lc && rc == MPI_SUCCESS)
+        rc = MPI_ERR_NO_MEM;
+    if (rc != MPI_SUCCESS)
+        PMPI_Comm_free(comm);   /* its attribute's callback releases the layer_comm */
+    return rc;
 }
 
 /* Drops the attribute without its callback's local free. */

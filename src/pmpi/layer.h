@@ -4,8 +4,10 @@
  * reaches MPI untouched.
  *
  *   init.c         MPI_Init(_thread), MPI_Finalize, MPI_Comm_free; settings
- *   comms.c        one layer_comm per communicator the program used in a
- *                  collective: its ftcoll communicator, made on first use
+ *   comms.c        one layer_comm per communicator the program made or used
+ *                  in a collective: its ftcoll communicator
+ *   constructors.c MPI_Comm_dup, MPI_Comm_split, MPI_Cart_create, ...: the
+ *                  ftcoll communicator made with the communicator
  *   collectives.c  MPI_Allreduce, MPI_Reduce, MPI_Reduce_scatter(_block),
  *                  MPI_Scan, MPI_Exscan, MPI_Allgather(v), MPI_Gather(v), MPI_Scatter(v),
  *                  MPI_Alltoall(v), MPI_Bcast, MPI_Barrier
@@ -98,6 +100,8 @@ bool layer_parse_native(const char *text, bool native[LAYER_KINDS], char *why, s
 int layer_comms_start(void);                 /* keyval; the world's layer_comm */
 void layer_comms_finish(void);               /* frees them all, world last (collective) */
 layer_comm *layer_comm_of(MPI_Comm comm);    /* made on first use (collective) */
+int layer_comm_made(MPI_Comm *comm);         /* made with the communicator (collective);
+                                              * failing, *comm is freed: MPI_COMM_NULL */
 void layer_comm_free(MPI_Comm comm);         /* before MPI_Comm_free (collective) */
 void layer_note_ft_call(layer_comm *lc);     /* failures and recoveries of the last call */
 void layer_note_failed(MPI_Comm comm, const int *ranks, int count);

@@ -4,6 +4,9 @@
 #   pmpi.compare.*   examples/apps give byte-for-byte the answers they give
 #                    without ftcoll, and ftcoll ran their collectives
 #   pmpi.semantics.* test_pmpi.c: MPI's semantics kept (every element)
+#   pmpi.comms.*     test_pmpi_comms.c: communicators made by every kind of
+#                    constructor serve collectives (with ULFM also after a
+#                    death that came between their making and their use)
 #   pmpi.linked.*    the layer linked instead of preloaded
 #   pmpi.kill.*      (ULFM) ranks killed: the survivors finish, exit 0, the
 #                    summary names the dead; a program whose point-to-point
@@ -27,6 +30,9 @@ endforeach()
 add_executable(pmpi_test_pmpi ${FTCOLL_MPI_TEST_DIR}/test_pmpi.c)
 target_link_libraries(pmpi_test_pmpi PRIVATE MPI::MPI_C)
 target_compile_options(pmpi_test_pmpi PRIVATE ${FTCOLL_WARNINGS})
+add_executable(pmpi_test_pmpi_comms ${FTCOLL_MPI_TEST_DIR}/test_pmpi_comms.c)
+target_link_libraries(pmpi_test_pmpi_comms PRIVATE MPI::MPI_C)
+target_compile_options(pmpi_test_pmpi_comms PRIVATE ${FTCOLL_WARNINGS})
 add_executable(pmpi_test_pmpi_linked ${FTCOLL_MPI_TEST_DIR}/test_pmpi.c)
 target_link_libraries(pmpi_test_pmpi_linked PRIVATE ftcoll_pmpi MPI::MPI_C)
 target_compile_options(pmpi_test_pmpi_linked PRIVATE ${FTCOLL_WARNINGS})
@@ -64,6 +70,12 @@ foreach(procs ${pmpi_semantics_procs})
   pmpi_test(pmpi.semantics.p0${procs} ${procs} ${expect_run} 0
     "pmpi p=${procs}: all checks passed" "bcast [1-9][0-9]* by ftcoll" --
     ${ftcrun_launch} -n ${procs} -- $<TARGET_FILE:pmpi_test_pmpi>)
+endforeach()
+
+foreach(procs 1 2 5)
+  pmpi_test(pmpi.comms.p0${procs} ${procs} ${expect_run} 0
+    "pmpi_comms p=${procs}: all checks passed" "allgather [1-9][0-9]* by ftcoll, 0 by MPI" --
+    ${ftcrun_launch} -n ${procs} -- $<TARGET_FILE:pmpi_test_pmpi_comms>)
 endforeach()
 
 pmpi_test(pmpi.linked.semantics 3 ${expect_run} 0 "pmpi p=3: all checks passed" --
@@ -259,6 +271,13 @@ if(FTCOLL_HAVE_ULFM)
     "exscan [1-9][0-9]* by ftcoll, 0 by MPI" --
     ${ftcrun_launch} -n 8 --inject "kill rank=3 call=20 step=0$<SEMICOLON> kill rank=6 call=34 step=1$<SEMICOLON> kill rank=5 call=38 step=0$<SEMICOLON> kill rank=1 call=73 step=0"
     -- $<TARGET_FILE:app_census> 12)
+  # communicators made first, then ranks 0 and 6 die in MPI_COMM_WORLD's
+  # allreduces: each communicator's first collectives, after the deaths,
+  # serve its survivors
+  pmpi_test(pmpi.kill.late_comms 8 ${expect_run} 0 "failures survived: rank\\(s\\) 0, 6"
+    "pmpi_comms p=8: all checks passed, S=be" "finished: 6 rank\\(s\\), exit status 0" --
+    ${ftcrun_launch} -n 8 --inject "kill rank=0 call=2 step=0$<SEMICOLON> kill rank=6 call=5 step=fold-in"
+    -- $<TARGET_FILE:pmpi_test_pmpi_comms>)
   # heat: rank 3 dies in its collective phase; the allgather goes on over
   # the survivors and rank 3's block keeps the program's -1
   pmpi_test(pmpi.kill.heat_collectives 6 ${expect_run} 0 "failures survived: rank\\(s\\) 3"

@@ -20,6 +20,10 @@
  * (odd calls: N elements a block, call 3 in place) and ftc_reduce_scatter's
  * (even calls: N + r mod 2 for rank r), each rank checking every element
  * of its block; the same allreduce underneath, the same S.
+ * FTCOLL_TEST_CREATE_AFTER=1: after the calls, every survivor makes a new
+ * ftcoll communicator over MPI_COMM_WORLD, which holds the dead ranks: it
+ * must fail on every survivor alike (succeed where nobody died), no
+ * rank left waiting in it.
  * The lowest survivor prints one line:
  *   allreduce-kill p=P survivors=N calls=C wrong=W S=[...]: PASS|FAIL
  * (reduce_scatter-kill with FTCOLL_TEST_REDUCE_SCATTER=1).
@@ -232,12 +236,33 @@ int main(int argc, char **argv)
             wrong += check_allgather(comm, rank, p, call + 1);
     }
 
+    const char *create_after = getenv("FTCOLL_TEST_CREATE_AFTER");
+    int created = -1;   /* -1: not tried; 0: failed; 1: made */
+    if (create_after && atoi(create_after) == 1) {
+        ftc_comm_t late;
+        created = ftc_comm_create(MPI_COMM_WORLD, &late) == MPI_SUCCESS;
+        if (created)
+            ftc_comm_free(&late);
+    }
+
     MPI_Comm survivors;
     if (ftc_comm_survivors(comm, &survivors) != MPI_SUCCESS)
         die(ftc_error_message());
     int n, reporter;
     MPI_Comm_size(survivors, &n);
     MPI_Comm_rank(survivors, &reporter);
+    if (created >= 0) {
+        int least = 0, most = 0;
+        MPI_Allreduce(&created, &least, 1, MPI_INT, MPI_MIN, survivors);
+        MPI_Allreduce(&created, &most, 1, MPI_INT, MPI_MAX, survivors);
+        if (least != most || most != (n == p)) {
+            if (reporter == 0)
+                fprintf(stderr, "FAIL ftc_comm_create after the calls: made on %s survivors "
+                        "(%d of %d ranks alive)\n", least != most ? "some" : most ? "all" : "no",
+                        n, p);
+            wrong++;
+        }
+    }
     uint64_t lowest[CALLS], highest[CALLS];
     int total_wrong = 0;
     MPI_Allreduce(sets, lowest, CALLS, MPI_UINT64_T, MPI_MIN, survivors);

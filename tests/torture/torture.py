@@ -52,6 +52,7 @@ GATHER_ALGORITHMS = ["basic_linear", "binomial", "linear_sync"]
 SCATTER_ALGORITHMS = ["basic_linear", "binomial"]
 REDUCE_SCATTER_ALGORITHMS = ["allreduce", "recursive_halving"]
 ALLTOALL_ALGORITHMS = ["linear", "pairwise", "modified_bruck"]
+PMPI_COMMS = ["world", "dup", "split", "late"]   # torture_pmpi's TORTURE_COMM, drawn per job
 CALIBRATION_CALLS = 400
 MAX_CALLS = 50000
 
@@ -131,6 +132,11 @@ def parse_args(argv):
                     help="share of jobs whose broadcasts run over a network tree "
                          "(FTCOLL_BCAST: binomial, two-level, mst, ecef or tree; half of "
                          "them re-measuring the latencies every 64 broadcasts) (default 0)")
+    ap.add_argument("--comm", choices=["mixed"] + PMPI_COMMS + ["churn"], default="mixed",
+                    help="torture_pmpi's communicator (TORTURE_COMM): drawn per job among "
+                         "world, dup, split and late (mixed), or this one for every job; "
+                         "churn makes, uses and frees a duplicate every 8 calls "
+                         "(default mixed)")
     ap.add_argument("--keep-all", action="store_true",
                     help="with --keep-logs: keep every job's log, not only failing ones'")
     ap.add_argument("--verbose", action="store_true", help="print every job's reasons")
@@ -544,7 +550,10 @@ def plan_job(args, job):
     tree_settings = MEASURING_TREE if rng.random() < 0.5 else ""
     scatter = rng.choice(SCATTER_ALGORITHMS) if rng.random() < 0.5 else "auto"
     reduce_scatter = rng.choice(REDUCE_SCATTER_ALGORITHMS) if rng.random() < 0.5 else "auto"
-    return {"scatter": scatter, "reduce_scatter": reduce_scatter, "bcast_tree": bcast_tree, "tree_settings": tree_settings,
+    # torture_pmpi's communicator: MPI_COMM_WORLD, or one the layer meets
+    # first in the loop (TORTURE_COMM), freed after the deaths
+    comm = rng.choice(PMPI_COMMS)
+    return {"comm": comm, "scatter": scatter, "reduce_scatter": reduce_scatter, "bcast_tree": bcast_tree, "tree_settings": tree_settings,
             "job": job, "p": p, "program": program, "after": after, "variation": variation,
             "victims": victims, "fractions": fractions, "jitters": jitters, "gaps": gaps,
             "bcast_plan": bcast_plan, "bcast_confirm": bcast_confirm, "allgather": allgather,
@@ -711,11 +720,16 @@ def run_job(args, env, calibrator, plan):
                    FTCOLL_ALLTOALL_ALGORITHM=plan["alltoall"])
     if plan["bcast_tree"] != "auto":
         job_env.update(FTCOLL_BCAST=plan["bcast_tree"], FTCOLL_TREE=plan["tree_settings"])
+    comm = plan["comm"] if args.comm == "mixed" else args.comm
+    if program == "pmpi":
+        job_env.update(TORTURE_COMM=comm)
     with tempfile.TemporaryDirectory(prefix="torture-") as workdir:
         res = launch(args, job_env, workdir, program, p, calls, plan["after"], schedule,
                      expected=calls * per_call)
     verdict, reasons = judge(program, p, calls, res, args.tag_window)
     what = program + ("" if program == "pmpi" else " after=" + plan["after"])
+    if program == "pmpi" and comm != "world":
+        what += " TORTURE_COMM=" + comm
     if plan["bcast_tree"] != "auto":
         what += " FTCOLL_BCAST=" + plan["bcast_tree"]
         if plan["tree_settings"]:
@@ -768,11 +782,12 @@ def main(argv):
               args.seed, len(plans), ",".join(map(str, args.ranks)), args.pmpi_share,
               args.time_limit, args.tag_window, args.collective))
     print("torture: replay job K with: %s --seed %d --job K --ranks %s --pmpi-share %s "
-          "--loop-seconds %s --tag-window %d --collective %s%s%s" % (
+          "--loop-seconds %s --tag-window %d --collective %s%s%s%s" % (
               sys.argv[0], args.seed, ",".join(map(str, args.ranks)), args.pmpi_share,
               args.loop_seconds, args.tag_window, args.collective,
               " --length %d" % args.length if args.length else "",
-              " --bcast-trees %s" % args.bcast_trees if args.bcast_trees else ""))
+              " --bcast-trees %s" % args.bcast_trees if args.bcast_trees else "",
+              " --comm %s" % args.comm if args.comm != "mixed" else ""))
     sys.stdout.flush()
 
     calibrator = Calibrator(args, env)

@@ -71,7 +71,15 @@
  *
  * Usage: torture_pmpi CALLS [--length N]
  * Environment: TORTURE_PIDS, TORTURE_STARTED, TORTURE_PROGRESS as for
- * torture_api (torture_launch.h).
+ * torture_api (torture_launch.h); TORTURE_COMM=dup or split runs every
+ * collective on MPI_COMM_WORLD's duplicate, or on a communicator split
+ * from it (one colour, ranks in the same order), instead of on
+ * MPI_COMM_WORLD itself; TORTURE_COMM=late makes the duplicate before the
+ * calls but runs the first half of them on MPI_COMM_WORLD, the rest on it:
+ * its first collective may come after deaths. The program frees the
+ * communicator it made with MPI_Comm_free at the end, after the deaths.
+ * TORTURE_COMM=churn makes, uses and frees a duplicate every 8 calls
+ * (churn(), below), so that deaths also come inside constructors.
  *
  * Each survivor ends with one line on stdout:
  *   torture rank=R p=P calls=N done=D wrong=W errors=E digest=HEX
@@ -94,9 +102,13 @@
 
 enum { MAX_RANKS = 31, MAX_LENGTH = TORTURE_MAX_LENGTH, MAX_REPORTED = 4 };   /* 3 * 4^30 < 2^63 */
 enum { BURST_EVERY = 16, BURST_CALLS = 70, SCAN_AT = 2, REDUCE_AT = 4, REDUCE_SCATTER_AT = 6,
-       GATHER_AT = 8,
+       GATHER_AT = 8, CHURN_EVERY = 8,
        ALLTOALL_AT = 10, GATHER_TO_ROOT_AT = 12, SCATTER_AT = 14, UNTOUCHED = -1 };
 
+
+/* The communicator every collective runs on (TORTURE_COMM), and the one
+ * the program made (MPI_COMM_NULL: none). */
+static MPI_Comm the_comm = MPI_COMM_NULL, made_comm = MPI_COMM_NULL;
 
 typedef struct {
     int rank, p;
@@ -172,7 +184,7 @@ static int torture_call(run_state *st, int call, long long *send, long long *rec
     for (int i = 0; i < n; i++)
         input[i] = factor_of(call, i) * (1LL << (2 * st->rank));
     const int rc = MPI_Allreduce(in_place ? MPI_IN_PLACE : send, recv, n, MPI_LONG_LONG,
-                                 MPI_SUM, MPI_COMM_WORLD);
+                                 MPI_SUM, the_comm);
     if (rc != MPI_SUCCESS) {
         char text[MPI_MAX_ERROR_STRING];
         int length = 0;
@@ -236,7 +248,7 @@ static int burst_broadcast(run_state *st, int call, int k, int root, long long *
     const int n = lengths[k % 8];
     for (int i = 0; i < n; i++)
         data[i] = st->rank == root ? burst_element(call, k, i) : UNTOUCHED;
-    const int rc = MPI_Bcast(data, n, MPI_LONG_LONG, root, MPI_COMM_WORLD);
+    const int rc = MPI_Bcast(data, n, MPI_LONG_LONG, root, the_comm);
     int error_class = MPI_SUCCESS;
     if (rc != MPI_SUCCESS)
         MPI_Error_class(rc, &error_class);
@@ -331,9 +343,9 @@ static void gather(run_state *st, int call, long long *send, long long *all)
         own[i] = gather_element(call, st->rank, i);
     const void *from = in_place ? MPI_IN_PLACE : send;
     const int rc = as_v ? MPI_Allgatherv(from, n, MPI_LONG_LONG, all, counts, displs,
-                                         MPI_LONG_LONG, MPI_COMM_WORLD)
+                                         MPI_LONG_LONG, the_comm)
                         : MPI_Allgather(from, n, MPI_LONG_LONG, all, n, MPI_LONG_LONG,
-                                        MPI_COMM_WORLD);
+                                        the_comm);
     if (rc != MPI_SUCCESS) {
         fprintf(stderr, "ERROR rank %d call %d: %s returned %d\n", st->rank, call, name, rc);
         st->errors++;
@@ -368,9 +380,9 @@ static void gather_to_root(run_state *st, int call, long long *send, long long *
     const void *from = in_place && at_root ? MPI_IN_PLACE : send;
     const char *name = as_v ? "MPI_Gatherv" : "MPI_Gather";
     const int rc = as_v ? MPI_Gatherv(from, n, MPI_LONG_LONG, all, counts, displs, MPI_LONG_LONG,
-                                      root, MPI_COMM_WORLD)
+                                      root, the_comm)
                         : MPI_Gather(from, n, MPI_LONG_LONG, all, n, MPI_LONG_LONG, root,
-                                     MPI_COMM_WORLD);
+                                     the_comm);
     if (rc != MPI_SUCCESS) {
         fprintf(stderr, "ERROR rank %d call %d: %s to %d returned %d\n", st->rank, call, name,
                 root, rc);
@@ -417,9 +429,9 @@ static void scatter(run_state *st, int call, long long *all, long long *mine)
         mine[i] = UNTOUCHED;
     const bool as_v = (call / BURST_EVERY / 4) % 2;   /* else an MPI_Scatter of `scale` each */
     const int rc = as_v ? MPI_Scatterv(all, counts, displs, MPI_LONG_LONG, mine, n, MPI_LONG_LONG,
-                                       root, MPI_COMM_WORLD)
+                                       root, the_comm)
                         : MPI_Scatter(all, scale, MPI_LONG_LONG, mine, scale, MPI_LONG_LONG, root,
-                                      MPI_COMM_WORLD);
+                                      the_comm);
     int error_class = rc;
     MPI_Error_class(rc, &error_class);
     if (rc != MPI_SUCCESS && (error_class != MPIX_ERR_PROC_FAILED || st->rank == root)) {
@@ -473,9 +485,9 @@ static void alltoall(run_state *st, int call, long long *send, long long *all)
             all[i] = UNTOUCHED;
     const void *sendbuf = in_place ? MPI_IN_PLACE : send;
     const int rc = as_v ? MPI_Alltoallv(sendbuf, counts, displs, MPI_LONG_LONG, all, counts,
-                                        displs, MPI_LONG_LONG, MPI_COMM_WORLD)
+                                        displs, MPI_LONG_LONG, the_comm)
                         : MPI_Alltoall(sendbuf, n, MPI_LONG_LONG, all, n, MPI_LONG_LONG,
-                                       MPI_COMM_WORLD);
+                                       the_comm);
     if (rc != MPI_SUCCESS) {
         fprintf(stderr, "ERROR rank %d call %d: %s returned %d\n", st->rank, call, name, rc);
         st->errors++;
@@ -503,7 +515,7 @@ static void reduce(run_state *st, int call, long long *send, long long *recv)
     for (int i = 0; i < n; i++)
         input[i] = factor_of(call, i) * (1LL << (2 * st->rank));
     const int rc = MPI_Reduce(in_place ? MPI_IN_PLACE : send, recv, n, MPI_LONG_LONG, MPI_SUM,
-                              root, MPI_COMM_WORLD);
+                              root, the_comm);
     if (rc != MPI_SUCCESS) {
         fprintf(stderr, "ERROR rank %d call %d: MPI_Reduce to %d returned %d\n", st->rank, call,
                 root, rc);
@@ -537,8 +549,8 @@ static void reduce_scatter(run_state *st, int call, long long *send, long long *
         input[i] = factor_of(call, i) * (1LL << (2 * st->rank));
     const void *from = in_place ? MPI_IN_PLACE : send;
     const int rc = as_block
-        ? MPI_Reduce_scatter_block(from, recv, k, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD)
-        : MPI_Reduce_scatter(from, recv, counts, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
+        ? MPI_Reduce_scatter_block(from, recv, k, MPI_LONG_LONG, MPI_SUM, the_comm)
+        : MPI_Reduce_scatter(from, recv, counts, MPI_LONG_LONG, MPI_SUM, the_comm);
     if (rc != MPI_SUCCESS) {
         fprintf(stderr, "ERROR rank %d call %d: %s returned %d\n", st->rank, call,
                 as_block ? "MPI_Reduce_scatter_block" : "MPI_Reduce_scatter", rc);
@@ -568,8 +580,8 @@ static void scan(run_state *st, int call, long long *send, long long *recv)
             recv[i] = 0;   /* as it was: names no rank */
     }
     const void *from = in_place ? MPI_IN_PLACE : send;
-    const int rc = exclusive ? MPI_Exscan(from, recv, k, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD)
-                             : MPI_Scan(from, recv, k, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
+    const int rc = exclusive ? MPI_Exscan(from, recv, k, MPI_LONG_LONG, MPI_SUM, the_comm)
+                             : MPI_Scan(from, recv, k, MPI_LONG_LONG, MPI_SUM, the_comm);
     if (rc != MPI_SUCCESS) {
         fprintf(stderr, "ERROR rank %d call %d: %s returned %d\n", st->rank, call,
                 exclusive ? "MPI_Exscan" : "MPI_Scan", rc);
@@ -604,6 +616,75 @@ static void scan(run_state *st, int call, long long *send, long long *recv)
     }
 }
 
+/* TORTURE_COMM=churn: every CHURN_EVERY calls, a duplicate of
+ * MPI_COMM_WORLD made, used by one MPI_Barrier and freed, until a death
+ * fails the making (then, over a dead rank, every later one would fail).
+ * Deaths then come inside constructors too: the making must succeed on
+ * every survivor or fail on every one (MPIX_ERR_PROC_FAILED), which the
+ * digest compares. */
+static bool churning;
+
+static void churn(run_state *st, int call)
+{
+    MPI_Comm made = MPI_COMM_NULL;
+    int rc = MPI_Comm_dup(MPI_COMM_WORLD, &made);
+    int class = MPI_SUCCESS;
+    MPI_Error_class(rc, &class);
+    if (rc == MPI_SUCCESS) {
+        rc = MPI_Barrier(made);
+        if (rc == MPI_SUCCESS)
+            rc = MPI_Comm_free(&made);
+        if (rc != MPI_SUCCESS) {
+            fprintf(stderr, "ERROR rank %d call %d: a duplicate's barrier or free returned %d\n",
+                    st->rank, call, rc);
+            st->errors++;
+        }
+    } else if (class != MPIX_ERR_PROC_FAILED || made != MPI_COMM_NULL) {
+        fprintf(stderr, "ERROR rank %d call %d: MPI_Comm_dup returned %d (class %d)\n", st->rank,
+                call, rc, class);
+        st->errors++;
+    }
+    churning = rc == MPI_SUCCESS;
+    const int outcome[2] = { call, rc == MPI_SUCCESS };
+    st->digest = torture_digest_add(st->digest, outcome, sizeof(outcome));
+}
+
+/* MPI_COMM_WORLD, its duplicate, or a communicator split from it
+ * (TORTURE_COMM); "late": the duplicate, made now, taken at half the
+ * calls (made_comm). */
+static int open_the_comm(void)
+{
+    const char *which = getenv("TORTURE_COMM");
+    the_comm = MPI_COMM_WORLD;
+    churning = which && strcmp(which, "churn") == 0;
+    if (!which || !*which || strcmp(which, "world") == 0 || churning)
+        return MPI_SUCCESS;
+    int rank = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    const bool late = strcmp(which, "late") == 0;
+    const int rc = strcmp(which, "dup") == 0 || late ? MPI_Comm_dup(MPI_COMM_WORLD, &made_comm)
+                   : strcmp(which, "split") == 0
+                       ? MPI_Comm_split(MPI_COMM_WORLD, 0, rank, &made_comm)
+                       : MPI_ERR_ARG;
+    if (rc != MPI_SUCCESS)
+        fprintf(stderr, "torture_pmpi: TORTURE_COMM=%s: no such communicator\n", which);
+    else if (!late)
+        the_comm = made_comm;
+    return rc;
+}
+
+/* Freed through the layer, with every survivor, after the deaths. */
+static void close_the_comm(run_state *st)
+{
+    if (made_comm == MPI_COMM_NULL)
+        return;
+    const int rc = MPI_Comm_free(&made_comm);
+    if (rc != MPI_SUCCESS) {
+        fprintf(stderr, "ERROR rank %d: MPI_Comm_free returned %d\n", st->rank, rc);
+        st->errors++;
+    }
+}
+
 /* The survivors' digests, compared by one more (fault-tolerant) allreduce. */
 int main(int argc, char **argv)
 {
@@ -623,6 +704,8 @@ int main(int argc, char **argv)
     }
     /* Errors come back as return codes, to be counted, not as an abort. */
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    if (open_the_comm() != MPI_SUCCESS)
+        MPI_Abort(MPI_COMM_WORLD, 2);
     st.s = (1ULL << st.p) - 1;
     torture_write_pid_file(st.rank);
     torture_map_progress(st.rank);
@@ -637,6 +720,10 @@ int main(int argc, char **argv)
     const double start = MPI_Wtime();
     for (int call = 1; call <= st.calls; call++) {
         torture_progress(call);
+        if (call == st.calls / 2 + 1 && made_comm != MPI_COMM_NULL)
+            the_comm = made_comm;   /* "late": its first collective, maybe after deaths */
+        if (churning && call % CHURN_EVERY == 0)
+            churn(&st, call);
         if (torture_call(&st, call, send, recv) != 0)
             break;
         if (call % BURST_EVERY == 0)
@@ -660,10 +747,11 @@ int main(int argc, char **argv)
     }
     st.loop_seconds = MPI_Wtime() - start;
     if (st.errors == 0) {
-        int outcome = torture_compare_digests(st.digest, MPI_COMM_WORLD, st.rank);
+        int outcome = torture_compare_digests(st.digest, the_comm, st.rank);
         st.errors += outcome < 0;
         st.wrong += outcome > 0;
     }
+    close_the_comm(&st);
 
     printf("torture rank=%d p=%d calls=%d done=%d wrong=%d errors=%d digest=%016llx "
            "last_failure_call=%d dead=- S=%llx loop_s=%.3f\n",
