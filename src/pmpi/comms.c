@@ -162,10 +162,9 @@ layer_comm *layer_comm_of(MPI_Comm comm)
  */
 int layer_comm_made(MPI_Comm *comm)
 {
-    int inter = 0;
-    if (*comm == MPI_COMM_NULL || PMPI_Comm_test_inter(*comm, &inter) != MPI_SUCCESS || inter)
-        return MPI_SUCCESS;   /* an intercommunicator's collectives are MPI's */
-    int rc = MPI_SUCCESS;
+    if (*comm == MPI_COMM_NULL)
+        return MPI_SUCCESS;   /* this rank is not in it */
+    int rc = MPI_SUCCESS;   /* an intercommunicator's layer_comm has no ftcoll one: make() */
     layer_comm *lc = attach(*comm, &rc);
     if (!lc && rc == MPI_SUCCESS)
         rc = MPI_ERR_NO_MEM;
