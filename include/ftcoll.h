@@ -50,7 +50,10 @@ typedef struct ftc_comm *ftc_comm_t;
  * Intercommunicators and MPI_COMM_NULL are rejected with MPI_ERR_COMM.
  * With ULFM it succeeds on every live rank of `comm` or fails on every one
  * (each step ends in an agreement): a rank that dies meanwhile, or one
- * dead before the call, fails it on every rank.
+ * dead before the call, fails it on every rank. Failing so, every survivor
+ * then shrinks `comm` (or ftcoll's duplicate of it) once: a death inside
+ * the allocation of a communicator's context id leaves Open MPI 5.0
+ * waiting for it in every later shrink (docs/pmpi.md), which that clears.
  * Errors come back as codes whatever `comm`'s error handler.
  */
 int ftc_comm_create(MPI_Comm comm, ftc_comm_t *out);

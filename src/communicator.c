@@ -155,21 +155,38 @@ static int start_modules(ftc_comm_t c)
  * that every live rank goes on to the next step or none does, and the
  * creation succeeds everywhere or fails everywhere. (duplicate() sets
  * c->comm before the agreement reads it: hence the statements apart.) */
-static int make_steps(ftc_comm_t c, MPI_Comm comm)
+static int later_steps(ftc_comm_t c, MPI_Comm comm, int verbose_rc)
 {
     static const char who[] = "ftc_comm_create";
-    /* FTCOLL_VERBOSE: rank 0 logs algorithm choices */
-    const int verbose_rc = ftc_read_switch("FTCOLL_VERBOSE", &c->verbose);
-    int rc = duplicate(c, comm);
-    rc = ftc_ft_agree_step(comm, c->comm, rc, who, "duplicating the communicator");
-    if (rc == MPI_SUCCESS)
-        rc = ftc_ft_agree_step(comm, c->comm, create_modules(c), who, "creating the modules");
+    int rc = ftc_ft_agree_step(comm, c->comm, create_modules(c), who, "creating the modules");
     if (rc == MPI_SUCCESS) {
         rc = agree_on_settings(c, read_module_settings(c, verbose_rc));
         rc = ftc_ft_agree_step(comm, c->comm, rc, who, "agreeing on the settings");
     }
     if (rc == MPI_SUCCESS)
         rc = ftc_ft_agree_step(comm, c->comm, start_modules(c), who, "starting the modules");
+    return rc;
+}
+
+/* A death in a step may have cut short a communicator's allocation: the
+ * duplicate's over `comm`, and the later steps' (the sentinel's twin, the
+ * node's split) over c->comm. Every survivor then clears what it left
+ * (ftc_ft_release_context_ids), or the next recovery's shrink would wait
+ * for ever. */
+static int make_steps(ftc_comm_t c, MPI_Comm comm)
+{
+    /* FTCOLL_VERBOSE: rank 0 logs algorithm choices */
+    const int verbose_rc = ftc_read_switch("FTCOLL_VERBOSE", &c->verbose);
+    int rc = duplicate(c, comm);
+    rc = ftc_ft_agree_step(comm, c->comm, rc, "ftc_comm_create", "duplicating the communicator");
+    if (rc != MPI_SUCCESS) {
+        if (ftc_ft_is_process_failure(rc))
+            (void)ftc_ft_release_context_ids(comm);
+        return rc;
+    }
+    rc = later_steps(c, comm, verbose_rc);
+    if (ftc_ft_is_process_failure(rc))
+        (void)ftc_ft_release_context_ids(c->comm);
     return rc;
 }
 

@@ -679,6 +679,12 @@ int ftc_ft_leave(ftc_comm_t comm)
     return MPI_SUCCESS;
 }
 
+int ftc_ft_release_context_ids(MPI_Comm parent)
+{
+    (void)parent;
+    return MPI_SUCCESS;
+}
+
 int ftc_ft_survivors(ftc_comm_t comm, MPI_Comm *survivors)
 {
     ftc_ft_begin_op(comm->ft);

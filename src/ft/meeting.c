@@ -67,6 +67,19 @@ static int shrink(MPI_Comm from, MPI_Comm *to)
                     SHRINK_ATTEMPTS);
 }
 
+/* A shrink whose errors come back as codes, whatever `from`'s handler. */
+static int shrink_quietly(MPI_Comm from, MPI_Comm *to)
+{
+    MPI_Errhandler theirs = MPI_ERRHANDLER_NULL;
+    if (PMPI_Comm_get_errhandler(from, &theirs) != MPI_SUCCESS)
+        return ftc_fail(MPI_ERR_COMM, "ftcoll: the communicator to shrink has no error handler");
+    PMPI_Comm_set_errhandler(from, MPI_ERRORS_RETURN);
+    const int rc = shrink(from, to);
+    PMPI_Comm_set_errhandler(from, theirs);
+    PMPI_Errhandler_free(&theirs);
+    return rc;
+}
+
 /* Epoch e + 1: the survivors, in order, the same on every one of them. */
 static int next_epoch(ftc_ft *ft)
 {
@@ -324,6 +337,30 @@ int ftc_ft_leave(ftc_comm_t comm)
 {
     ftc_ft_begin_op(comm->ft);
     return ftc_ft_settle(comm, true, "ftc_comm_free");
+}
+
+/* ---- a constructor a death cut short -------------------------------------------------- */
+
+/*
+ * Why: Open MPI (5.0, ULFM) allocates a communicator's context id in
+ * rounds of nonblocking allreduces, holding a marker (the lowest parent
+ * allocating now) that makes every allocation over a parent of a higher
+ * id wait its turn. An allocation that a death fails between two rounds
+ * returns without clearing the marker, so every later MPIX_Comm_shrink
+ * over such a parent (every recovery's, ftcoll's epochs among them)
+ * waits for ever, even on a lone survivor. An allocation over the same
+ * parent still passes the marker, and one that succeeds clears it: a
+ * shrink, which succeeds over dead ranks. Collective over parent's
+ * survivors; every one of them calls it, whether or not its own
+ * allocation left the marker.
+ */
+int ftc_ft_release_context_ids(MPI_Comm parent)
+{
+    MPI_Comm shrunk = MPI_COMM_NULL;
+    const int rc = shrink_quietly(parent, &shrunk);
+    if (rc == MPI_SUCCESS)
+        PMPI_Comm_free(&shrunk);
+    return rc;
 }
 
 int ftc_ft_survivors(ftc_comm_t comm, MPI_Comm *survivors)

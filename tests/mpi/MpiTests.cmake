@@ -513,6 +513,14 @@ endif()
 if(FTCOLL_HAVE_ULFM)
   ftcoll_mpi_program(mpi_test_allreduce_kill test_allreduce_kill.c ftcoll_static)
   ftcoll_kill_table(mpi.allreduce_kill_table mpi mpi_test_allreduce_kill kill_scenarios.txt)
+  # Communicators made and freed while a rank dies, then a recovery on an
+  # older one (test_create_churn.c): the death lands at a different instant
+  # each run, often inside a duplicate's context-id allocation.
+  ftcoll_mpi_program(mpi_test_create_churn test_create_churn.c ftcoll_static)
+  foreach(procs 4 7)
+    ftcoll_mpi_test(mpi.create_churn.p0${procs} ${procs} mpi_test_create_churn
+      EXPECT "create-churn p=${procs} made=[0-9]+: PASS")
+  endforeach()
   # The same for ftc_bcast: its root, an interior rank, a leaf
   # (bcast_kill_scenarios.txt, test_bcast_kill.c).
   ftcoll_mpi_program(mpi_test_bcast_kill test_bcast_kill.c ftcoll_static)
