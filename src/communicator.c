@@ -150,11 +150,7 @@ static int start_modules(ftc_comm_t c)
                            "failed to set up (see its error)");
 }
 
-/* Each step may fail on some ranks only (a death that some of them saw):
- * every step ends in an agreement over the program's communicator, so
- * that every live rank goes on to the next step or none does, and the
- * creation succeeds everywhere or fails everywhere. (duplicate() sets
- * c->comm before the agreement reads it: hence the statements apart.) */
+/* The steps after the duplicate, on c->comm. */
 static int later_steps(ftc_comm_t c, MPI_Comm comm, int verbose_rc)
 {
     static const char who[] = "ftc_comm_create";
@@ -168,11 +164,16 @@ static int later_steps(ftc_comm_t c, MPI_Comm comm, int verbose_rc)
     return rc;
 }
 
-/* A death in a step may have cut short a communicator's allocation: the
+/* Each step may fail on some ranks only (a death that some of them saw):
+ * every step ends in an agreement over the program's communicator, so
+ * that every live rank goes on to the next step or none does, and the
+ * creation succeeds everywhere or fails everywhere. (duplicate() sets
+ * c->comm before the agreement reads it: hence the statements apart.)
+ * A death in a step may have cut short a communicator's allocation: the
  * duplicate's over `comm`, and the later steps' (the sentinel's twin, the
  * node's split) over c->comm. Every survivor then clears what it left
- * (ftc_ft_release_context_ids), or the next recovery's shrink would wait
- * for ever. */
+ * (ftc_ft_release_context_ids; both communicators return errors here),
+ * or the next recovery's shrink would wait for ever. */
 static int make_steps(ftc_comm_t c, MPI_Comm comm)
 {
     /* FTCOLL_VERBOSE: rank 0 logs algorithm choices */

@@ -294,8 +294,8 @@ int ftc_ft_survivors(ftc_comm_t comm, MPI_Comm *survivors);
 /* After a communicator constructor over `parent` failed on a process
  * failure (on every survivor alike): clears what the cut-short context-id
  * allocation left in Open MPI, which would keep every later shrink
- * waiting (meeting.c says how). Collective over parent's survivors;
- * without ULFM, nothing. */
+ * waiting (meeting.c says how). Collective over parent's survivors,
+ * whose error handler must return errors; without ULFM, nothing. */
 int ftc_ft_release_context_ids(MPI_Comm parent);
 
 #endif

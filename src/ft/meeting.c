@@ -67,19 +67,6 @@ static int shrink(MPI_Comm from, MPI_Comm *to)
                     SHRINK_ATTEMPTS);
 }
 
-/* A shrink whose errors come back as codes, whatever `from`'s handler. */
-static int shrink_quietly(MPI_Comm from, MPI_Comm *to)
-{
-    MPI_Errhandler theirs = MPI_ERRHANDLER_NULL;
-    if (PMPI_Comm_get_errhandler(from, &theirs) != MPI_SUCCESS)
-        return ftc_fail(MPI_ERR_COMM, "ftcoll: the communicator to shrink has no error handler");
-    PMPI_Comm_set_errhandler(from, MPI_ERRORS_RETURN);
-    const int rc = shrink(from, to);
-    PMPI_Comm_set_errhandler(from, theirs);
-    PMPI_Errhandler_free(&theirs);
-    return rc;
-}
-
 /* Epoch e + 1: the survivors, in order, the same on every one of them. */
 static int next_epoch(ftc_ft *ft)
 {
@@ -352,12 +339,13 @@ int ftc_ft_leave(ftc_comm_t comm)
  * parent still passes the marker, and one that succeeds clears it: a
  * shrink, which succeeds over dead ranks. Collective over parent's
  * survivors; every one of them calls it, whether or not its own
- * allocation left the marker.
+ * allocation left the marker. `parent` returns its errors (its caller,
+ * ftc_comm_create, has set MPI_ERRORS_RETURN on both it calls it for).
  */
 int ftc_ft_release_context_ids(MPI_Comm parent)
 {
     MPI_Comm shrunk = MPI_COMM_NULL;
-    const int rc = shrink_quietly(parent, &shrunk);
+    const int rc = shrink(parent, &shrunk);
     if (rc == MPI_SUCCESS)
         PMPI_Comm_free(&shrunk);
     return rc;
