@@ -877,11 +877,15 @@ const char *ftc_bcast_message_name(int kind);
  * With the guard on (ftc_guard_set or FTCOLL_GUARD="every=1,timeout=30"),
  * every guarded ftcoll collective starts with a check-in: the ranks report
  * along a tree, with timeouts, whether they are well, and rank 0 decides.
- *   - Everyone checked in, nobody raised an error: the collective runs.
+ *   - Everyone checked in, nobody raised an error, arguments alike: the
+ *     collective runs.
  *   - Everyone checked in, some rank raised an error (ftc_raise_error, or
- *     bad arguments to this call): the stop handler runs on every rank and
- *     the call returns FTC_ERR_STOPPED on every rank, the same call
- *     everywhere; ftc_guard_last_report names the ranks and their messages.
+ *     bad arguments to this call), or ranks passed arguments MPI requires
+ *     alike unlike each other (the root, count x the datatype's size, a
+ *     vector of counts, a reduction's datatype or predefined op): the stop
+ *     handler runs on every rank and the call returns FTC_ERR_STOPPED on
+ *     every rank, the same call everywhere; ftc_guard_last_report names
+ *     the ranks and their messages.
  *     Every later collective on the communicator returns FTC_ERR_STOPPED too.
  *   - A rank did not check in in time, or ranks are in different
  *     collectives: rank 0 prints a diagnosis naming them and where the
@@ -936,7 +940,8 @@ enum { FTC_GUARD_LISTED = 8, FTC_GUARD_MESSAGE_MAX = 200 };
 /* A stop, as every rank sees it: the same on every rank. */
 typedef struct {
     long check;                 /* the check-in's number on the communicator, from 1 */
-    int error_ranks;            /* ranks that raised an error */
+    int error_ranks;            /* ranks that raised an error (a rank named for
+                                 * arguments unlike the others' counts as one) */
     int errors;                 /* errors raised, all ranks together */
     int warnings;               /* warnings emitted so far, all ranks together */
     int listed;                 /* error_rank[] and message[] filled, lowest ranks first */

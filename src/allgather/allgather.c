@@ -282,8 +282,11 @@ int ftc_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
     side send = { sendbuf, sendcount, sendtype, &send_names, 0, false, 0 };
     side recv = { recvbuf, recvcount, recvtype, &recv_names, 0, false, 0 };
     int rc = check_arguments(&send, &recv, in_place, comm);
-    if (comm)   /* guarded: bad arguments here stop every rank cleanly */
-        rc = ftc_guard_enter(comm, FTC_GUARDED_ALLGATHER, rc);
+    if (comm) {   /* guarded: bad arguments here stop every rank cleanly */
+        const ftc_guard_args same =
+            ftc_guard_args_of(-1, (long long)recv.count * recv.type_size);
+        rc = ftc_guard_enter(comm, FTC_GUARDED_ALLGATHER, rc, &same);
+    }
     if (rc == MPI_SUCCESS)
         rc = allgather_checked(comm, "ftc_allgather", &send, &recv, in_place);
     if (comm)

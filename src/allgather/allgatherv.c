@@ -250,8 +250,12 @@ int ftc_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
                     .recvbuf = recvbuf, .recvcounts = recvcounts, .displs = displs,
                     .recvtype = recvtype, .in_place = sendbuf == MPI_IN_PLACE };
     int rc = check_arguments(&g, comm);
-    if (comm)   /* guarded: bad arguments here stop every rank cleanly */
-        rc = ftc_guard_enter(comm, FTC_GUARDED_ALLGATHERV, rc);
+    if (comm) {   /* guarded: bad arguments here stop every rank cleanly */
+        ftc_guard_args same = ftc_guard_args_of(-1, g.total * g.recv_shape.size);
+        same.counts = g.recvcounts;
+        same.count_bytes = g.recv_shape.size;
+        rc = ftc_guard_enter(comm, FTC_GUARDED_ALLGATHERV, rc, &same);
+    }
     if (rc == MPI_SUCCESS)
         rc = allgatherv_checked(comm, &g);
     if (comm)

@@ -252,8 +252,11 @@ int ftc_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
     int rc = check_arguments(&a, comm);
     if (rc == MPI_SUCCESS)
         rc = build_call(comm, &a, &call);
-    if (comm)   /* guarded: bad arguments here stop every rank cleanly */
-        rc = ftc_guard_enter(comm, FTC_GUARDED_ALLTOALL, rc);
+    if (comm) {   /* guarded: bad arguments here stop every rank cleanly */
+        const ftc_guard_args same =
+            ftc_guard_args_of(-1, (long long)a.recvcount * a.recv_shape.size);
+        rc = ftc_guard_enter(comm, FTC_GUARDED_ALLTOALL, rc, &same);
+    }
     if (rc == MPI_SUCCESS)
         rc = run_call(comm, &call, &a);
     if (comm)

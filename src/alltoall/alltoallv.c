@@ -149,7 +149,7 @@ int ftc_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls
     if (rc == MPI_SUCCESS)
         rc = build_call(comm, &a, &call);
     if (comm)   /* guarded: bad arguments here stop every rank cleanly */
-        rc = ftc_guard_enter(comm, FTC_GUARDED_ALLTOALLV, rc);
+        rc = ftc_guard_enter(comm, FTC_GUARDED_ALLTOALLV, rc, NULL);
     if (rc == MPI_SUCCESS) {
         call.number = ftc_ft_begin_call(comm->ft);
         const int n = ftc_ft_live_count(comm->ft);

@@ -25,7 +25,7 @@ int ftc_barrier(ftc_comm_t comm)
     ftc_clear_error();
     int rc = ftc_check_comm("ftc_barrier", comm);
     if (comm)
-        rc = ftc_guard_enter(comm, FTC_GUARDED_BARRIER, rc);
+        rc = ftc_guard_enter(comm, FTC_GUARDED_BARRIER, rc, NULL);
     if (rc != MPI_SUCCESS)
         return rc;
 #ifdef FTCOLL_HAVE_ULFM

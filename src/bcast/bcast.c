@@ -155,10 +155,12 @@ const ftc_module ftc_bcast_module = {
 int ftc_bcast(void *buf, int count, MPI_Datatype type, int root, ftc_comm_t comm)
 {
     ftc_clear_error();
-    ftc_type_shape shape;
+    ftc_type_shape shape = { 0 };
     int rc = check_arguments(buf, count, type, root, comm, &shape);
-    if (comm)   /* guarded: bad arguments here stop every rank cleanly */
-        rc = ftc_guard_enter(comm, FTC_GUARDED_BCAST, rc);
+    if (comm) {   /* guarded: bad arguments here stop every rank cleanly */
+        const ftc_guard_args same = ftc_guard_args_of(root, (long long)count * shape.size);
+        rc = ftc_guard_enter(comm, FTC_GUARDED_BCAST, rc, &same);
+    }
     if (rc != MPI_SUCCESS) {
         if (comm && ftc_guard_left_alone(comm))
             ftc_tree_bcast_skip(comm);

@@ -240,8 +240,11 @@ int ftc_gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *
                     .recvbuf = recvbuf, .recvcount = recvcount, .recvtype = recvtype,
                     .root = root, .in_place = sendbuf == MPI_IN_PLACE };
     int rc = check_arguments(&g, comm);
-    if (comm)   /* guarded: bad arguments here stop every rank cleanly */
-        rc = ftc_guard_enter(comm, FTC_GUARDED_GATHER, rc);
+    if (comm) {   /* guarded: bad arguments here stop every rank cleanly */
+        const ftc_guard_args same =
+            ftc_guard_args_of(root, (long long)block_bytes_of(&g, comm->rank == root));
+        rc = ftc_guard_enter(comm, FTC_GUARDED_GATHER, rc, &same);
+    }
     if (rc == MPI_SUCCESS)
         rc = gather_checked(comm, &g);
     if (comm)

@@ -178,8 +178,10 @@ int ftc_gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void 
                     .recvbuf = recvbuf, .recvcounts = recvcounts, .displs = displs,
                     .recvtype = recvtype, .root = root, .in_place = sendbuf == MPI_IN_PLACE };
     int rc = check_arguments(&g, comm);
-    if (comm)   /* guarded: bad arguments here stop every rank cleanly */
-        rc = ftc_guard_enter(comm, FTC_GUARDED_GATHERV, rc);
+    if (comm) {   /* guarded: bad arguments here stop every rank cleanly */
+        const ftc_guard_args same = ftc_guard_args_of(root, -1);
+        rc = ftc_guard_enter(comm, FTC_GUARDED_GATHERV, rc, &same);
+    }
     if (rc == MPI_SUCCESS)
         rc = gatherv_checked(comm, &g);
     if (comm)

@@ -247,6 +247,7 @@ int ftc_guard_checkin(ftc_comm_t c, ftc_guard_record *record)
     if (rc != MPI_SUCCESS)
         return rc;
     if (k.node->parent < 0) {
+        ftc_guard_record_add_mismatches(record);
         record->decision = ftc_guard_decide(record);
     } else {
         rc = ask_parent(&k, record);

@@ -219,7 +219,41 @@ static int stop(ftc_comm_t c, ftc_guarded_kind kind, long call)
     return stopped_error(c, kind);
 }
 
-int ftc_guard_enter(ftc_comm_t c, ftc_guarded_kind kind, int checked)
+ftc_guard_args ftc_guard_args_of(int root, long long bytes)
+{
+    return (ftc_guard_args){ .root = root, .bytes = bytes, .type = MPI_DATATYPE_NULL,
+                             .op = MPI_OP_NULL };
+}
+
+/* A handle's number, the same on every rank for a predefined one. */
+static int64_t number_of(MPI_Fint handle)
+{
+    return (int64_t)(uint32_t)handle;
+}
+
+static void observe(ftc_comm_t c, ftc_guard_record *record, const ftc_guard_args *a)
+{
+    if (!a)
+        return;
+    ftc_guard_matching m = { .value = { [FTC_MATCH_ROOT] = a->root, [FTC_MATCH_BYTES] = a->bytes,
+                                        [FTC_MATCH_COUNTS] = -1, [FTC_MATCH_TYPE] = -1,
+                                        [FTC_MATCH_OP] = -1 } };
+    if (a->counts) {
+        uint64_t h = FTC_HASH_START;
+        for (int r = 0; r < c->size; r++) {
+            const int64_t bytes = (int64_t)a->counts[r] * a->count_bytes;
+            h = ftc_hash_bytes(h, &bytes, sizeof(bytes));
+        }
+        m.value[FTC_MATCH_COUNTS] = (int64_t)(h >> 1);
+    }
+    if (a->type != MPI_DATATYPE_NULL)
+        m.value[FTC_MATCH_TYPE] = number_of(MPI_Type_c2f(a->type));
+    if (a->op != MPI_OP_NULL)
+        m.value[FTC_MATCH_OP] = number_of(MPI_Op_c2f(a->op));
+    ftc_guard_record_observe(record, c->rank, &m);
+}
+
+int ftc_guard_enter(ftc_comm_t c, ftc_guarded_kind kind, int checked, const ftc_guard_args *args)
 {
     ftc_guard_state *g = c->guard;
     const long call = ++g->calls[kind];
@@ -242,6 +276,8 @@ int ftc_guard_enter(ftc_comm_t c, ftc_guarded_kind kind, int checked)
     ftc_guard_record record;
     ftc_guard_record_init(&record, kind, call, ++g->checks);
     ftc_guard_record_add_errors(&record, c->rank, g->errors, g->first_error);
+    if (checked == MPI_SUCCESS)
+        observe(c, &record, args);
     record.warnings = g->warnings;
     const int rc = ftc_guard_checkin(c, &record);
     if (rc != MPI_SUCCESS)
@@ -334,7 +370,7 @@ int ftc_guard_check(ftc_comm_t comm)
     ftc_clear_error();
     if (!comm)
         return ftc_fail(MPI_ERR_COMM, "ftc_guard_check: the communicator is NULL");
-    const int rc = ftc_guard_enter(comm, FTC_GUARDED_CHECK, MPI_SUCCESS);
+    const int rc = ftc_guard_enter(comm, FTC_GUARDED_CHECK, MPI_SUCCESS, NULL);
     ftc_guard_leave(comm);
     return rc;
 }

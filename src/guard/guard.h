@@ -26,13 +26,36 @@ struct ftc_comm;
 extern const ftc_module ftc_guard_module;
 
 /*
+ * What a call's ranks must pass alike (report.h says why), as the
+ * collective holds it: read only at a check-in, so a call that does not
+ * check in pays nothing for the counts' hash. ftc_guard_args_of makes one;
+ * a call sets the rest where it has them.
+ */
+typedef struct {
+    int root;                   /* -1: none */
+    long long bytes;            /* count x the datatype's size; -1: none */
+    const int *counts;          /* one count per rank of the communicator, passed
+                                 * whole by every rank, or NULL */
+    int count_bytes;            /* bytes per count there (the datatype's size) */
+    MPI_Datatype type;          /* a reduction's, or MPI_DATATYPE_NULL */
+    MPI_Op op;                  /* a reduction's predefined op, or MPI_OP_NULL (a
+                                 * program's own op has no number alike everywhere) */
+} ftc_guard_args;
+
+ftc_guard_args ftc_guard_args_of(int root, long long bytes);
+
+/*
  * At the start of a guardable call, after its arguments were checked
  * (`checked`: the result; an error on one rank stops every rank cleanly
  * when the call is guarded, instead of leaving the others waiting).
+ * `args`: what every rank must pass alike, read only when `checked` is
+ * MPI_SUCCESS; NULL when the call has nothing of the kind. Ranks whose
+ * values differ stop the call as an error would.
  * Returns MPI_SUCCESS (the collective may run), FTC_ERR_STOPPED, or
  * `checked` when the call is not guarded.
  */
-int ftc_guard_enter(struct ftc_comm *c, ftc_guarded_kind kind, int checked);
+int ftc_guard_enter(struct ftc_comm *c, ftc_guarded_kind kind, int checked,
+                    const ftc_guard_args *args);
 
 /*
  * Whether this rank left the call ftc_guard_enter just returned from at its

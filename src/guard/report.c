@@ -23,6 +23,9 @@ void ftc_guard_record_init(ftc_guard_record *r, ftc_guarded_kind kind, long call
     r->kind = (int32_t)kind;
     r->call = call;
     r->check = check;
+    for (int i = 0; i < FTC_GUARD_MATCHED; i++)
+        r->matched[i] = (ftc_guard_range){ .low = INT64_MAX, .high = INT64_MIN,
+                                           .low_rank = -1, .high_rank = -1 };   /* empty */
 }
 
 static bool entry_before(const ftc_guard_entry *a, const ftc_guard_entry *b)
@@ -56,6 +59,94 @@ void ftc_guard_record_add_errors(ftc_guard_record *r, int rank, int errors, cons
     add_entry(r, rank, FTC_GUARD_ERROR, message);
 }
 
+/* One end of a range: its value, its lowest rank, its ranks. */
+static void take_end(int64_t *value, int32_t *rank, int32_t *ranks, int64_t from_value,
+                     int32_t from_rank, int32_t from_ranks, bool beyond)
+{
+    if (beyond) {
+        *value = from_value;
+        *rank = from_rank;
+        *ranks = from_ranks;
+    } else if (from_value == *value) {
+        *rank = from_rank < *rank ? from_rank : *rank;
+        *ranks += from_ranks;
+    }
+}
+
+/* Widens `into` by `from` (an empty range changes nothing). */
+static void widen(ftc_guard_range *into, const ftc_guard_range *from)
+{
+    if (from->low > from->high)
+        return;
+    take_end(&into->low, &into->low_rank, &into->low_ranks, from->low, from->low_rank,
+             from->low_ranks, from->low < into->low);
+    take_end(&into->high, &into->high_rank, &into->high_ranks, from->high, from->high_rank,
+             from->high_ranks, from->high > into->high);
+}
+
+void ftc_guard_record_observe(ftc_guard_record *r, int rank, const ftc_guard_matching *m)
+{
+    for (int i = 0; m && i < FTC_GUARD_MATCHED; i++)
+        if (m->value[i] >= 0) {
+            const ftc_guard_range one = { m->value[i], m->value[i], rank, rank, 1, 1 };
+            widen(&r->matched[i], &one);
+        }
+}
+
+/* One end of a range: the side named, or the other. */
+typedef struct {
+    long long value;
+    int rank, ranks;
+} range_end;
+
+static range_end end_of(const ftc_guard_range *m, bool high)
+{
+    return high ? (range_end){ m->high, m->high_rank, m->high_ranks }
+                : (range_end){ m->low, m->low_rank, m->low_ranks };
+}
+
+/* "passes root 3 (1 rank(s)), rank 0 root 0 (3): ...": the named side
+ * against the other, values shown where they mean something to a reader
+ * (a hash or a handle's number does not). */
+static void describe_mismatch(ftc_guard_matched_item item, range_end named, range_end other,
+                              char *out, size_t size)
+{
+    static const char *const passed[FTC_GUARD_MATCHED][2] = {
+        [FTC_MATCH_COUNTS] = { "counts", "counts" },
+        [FTC_MATCH_TYPE] = { "a datatype", "datatype" },
+        [FTC_MATCH_OP] = { "an op", "op" },
+    };
+    if (item == FTC_MATCH_ROOT)
+        snprintf(out, size, "passes root %lld (%d rank(s)), rank %d root %lld (%d): every rank "
+                 "must pass the same root", named.value, named.ranks, other.rank, other.value,
+                 other.ranks);
+    else if (item == FTC_MATCH_BYTES)
+        snprintf(out, size, "passes %lld bytes (%d rank(s)), rank %d %lld (%d): count x the "
+                 "datatype's size must be the same on every rank", named.value, named.ranks,
+                 other.rank, other.value, other.ranks);
+    else
+        snprintf(out, size, "passes %s unlike rank %d's (%d rank(s) against %d): every rank "
+                 "must pass the same %s", passed[item][0], other.rank, named.ranks,
+                 other.ranks, passed[item][1]);
+}
+
+void ftc_guard_record_add_mismatches(ftc_guard_record *r)
+{
+    if (r->error_ranks > 0)
+        return;   /* the call stops already, and each rank is counted once */
+    for (int i = 0; i < FTC_GUARD_MATCHED; i++) {
+        const ftc_guard_range *m = &r->matched[i];
+        if (m->low >= m->high)
+            continue;
+        const bool high_named = m->high_ranks <= m->low_ranks;   /* the fewer ranks */
+        const range_end named = end_of(m, high_named), other = end_of(m, !high_named);
+        char message[FTC_GUARD_MESSAGE_MAX];
+        describe_mismatch((ftc_guard_matched_item)i, named, other, message, sizeof(message));
+        ftc_guard_record_add_errors(r, named.rank, 1, message);
+        return;   /* one is enough to stop, and a root that differs explains the rest */
+    }
+}
+
 void ftc_guard_record_add_silent(ftc_guard_record *r, int rank)
 {
     r->silent_ranks++;
@@ -73,7 +164,10 @@ void ftc_guard_record_merge(ftc_guard_record *into, const ftc_guard_record *chil
     for (int i = 0; i < child->nentries; i++)
         add_entry(into, child->entry[i].rank, (ftc_guard_entry_kind)child->entry[i].kind,
                   child->entry[i].message);
-    if (child->kind != into->kind || child->call != into->call) {
+    if (child->kind == into->kind && child->call == into->call)
+        for (int i = 0; i < FTC_GUARD_MATCHED; i++)
+            widen(&into->matched[i], &child->matched[i]);
+    else {
         char where[FTC_GUARD_MESSAGE_MAX];
         snprintf(where, sizeof(where), "%s call %lld",
                  ftc_guarded_name((ftc_guarded_kind)child->kind), (long long)child->call);

@@ -8,7 +8,8 @@
  *                 reported becomes a "silent" entry, a child in another
  *                 collective an "elsewhere" entry
  *   rank 0        the merged record of every rank: silent or elsewhere
- *                 entries -> ABORT; error ranks -> STOP; else GO. The
+ *                 entries -> ABORT; error ranks, or ranks that passed
+ *                 different roots or block sizes -> STOP; else GO. The
  *                 decided record travels back down, so every rank holds
  *                 the same one.
  *
@@ -46,6 +47,36 @@ typedef enum {
 
 enum { FTC_GUARD_ENTRIES = FTC_GUARD_LISTED };
 
+/*
+ * What MPI requires every rank of a call to pass alike, where one rank
+ * cannot see it alone: the root; the bytes of its data (count x the
+ * datatype's size); a vector of counts every rank passes whole (a
+ * reduce_scatter's recvcounts, an allgatherv's), as a hash; a reduction's
+ * datatype and predefined op, as the numbers MPI_Type_c2f / MPI_Op_c2f
+ * give (the same on every rank for predefined handles). Ranks that differ
+ * make an erroneous program that can run different algorithms on
+ * different ranks (the decision tables look at sizes) and hang, or match
+ * a message of the right length and return a wrong result.
+ */
+typedef enum {
+    FTC_MATCH_ROOT, FTC_MATCH_BYTES, FTC_MATCH_COUNTS, FTC_MATCH_TYPE, FTC_MATCH_OP,
+    FTC_GUARD_MATCHED
+} ftc_guard_matched_item;
+
+/* A rank's values, each -1 where the call has none. */
+typedef struct {
+    int64_t value[FTC_GUARD_MATCHED];
+} ftc_guard_matching;
+
+/* The lowest and highest value reported for one item: the lowest rank
+ * that reported each, and how many ranks did; low > high while nobody
+ * reported one. */
+typedef struct {
+    int64_t low, high;
+    int32_t low_rank, high_rank;
+    int32_t low_ranks, high_ranks;
+} ftc_guard_range;
+
 typedef struct {
     int32_t rank;
     int32_t kind;               /* ftc_guard_entry_kind */
@@ -60,6 +91,7 @@ typedef struct {
     int64_t call;               /* the sender's call number of that kind */
     int64_t check;              /* the check-in's number on the communicator */
     int32_t error_ranks, errors, warnings, silent_ranks, elsewhere_ranks;
+    ftc_guard_range matched[FTC_GUARD_MATCHED];
     int32_t nentries;
     ftc_guard_entry entry[FTC_GUARD_ENTRIES];
 } ftc_guard_record;
@@ -71,6 +103,14 @@ void ftc_guard_record_init(ftc_guard_record *r, ftc_guarded_kind kind, long call
 
 /* This rank raised `errors` errors, the first with `message`. */
 void ftc_guard_record_add_errors(ftc_guard_record *r, int rank, int errors, const char *message);
+
+/* This rank's values of what must match (NULL: none). */
+void ftc_guard_record_observe(ftc_guard_record *r, int rank, const ftc_guard_matching *m);
+
+/* At rank 0, on the merged record with no error raised: an error entry
+ * for the first item whose values differ, at the lowest rank of the side
+ * fewer ranks took (the high one on a tie), naming a rank of the other. */
+void ftc_guard_record_add_mismatches(ftc_guard_record *r);
 
 /* `rank` did not report in time. */
 void ftc_guard_record_add_silent(ftc_guard_record *r, int rank);

@@ -107,8 +107,12 @@ int ftc_reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype type,
         };
         rc = ftc_reduce_reserve(&call);
     }
-    if (comm)   /* guarded: bad arguments or no memory here stop every rank cleanly */
-        rc = ftc_guard_enter(comm, FTC_GUARDED_REDUCE, rc);
+    if (comm) {   /* guarded: bad arguments or no memory here stop every rank cleanly */
+        ftc_guard_args same = ftc_guard_args_of(root, (long long)count * call.type_size);
+        same.type = type;
+        same.op = call.op_predefined ? op : MPI_OP_NULL;
+        rc = ftc_guard_enter(comm, FTC_GUARDED_REDUCE, rc, &same);
+    }
     if (rc != MPI_SUCCESS)
         return rc;   /* the watchdog is armed only on success */
     call.number = ftc_ft_begin_call(comm->ft);

@@ -167,8 +167,14 @@ static int check_call(ftc_reduce_scatter_call *call, long long total, const void
 static int run_guarded(ftc_comm_t comm, ftc_reduce_scatter_call *call, ftc_guarded_kind kind,
                        int rc)
 {
-    if (comm)
-        rc = ftc_guard_enter(comm, kind, rc);
+    if (comm) {
+        ftc_guard_args same = ftc_guard_args_of(-1, (long long)call->count * call->type_size);
+        same.counts = call->counts;
+        same.count_bytes = call->type_size;
+        same.type = call->type;
+        same.op = comm->checked.op_predefined ? call->op : MPI_OP_NULL;
+        rc = ftc_guard_enter(comm, kind, rc, &same);
+    }
     if (rc != MPI_SUCCESS)
         return rc;   /* the watchdog is armed only on success */
     rc = ftc_reduce_scatter_run(call);

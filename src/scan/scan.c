@@ -111,8 +111,12 @@ static int check_call(ftc_scan_call *call, const void *sendbuf)
 static int scan_guarded(ftc_scan_call *call, const void *sendbuf, ftc_guarded_kind kind)
 {
     int rc = check_call(call, sendbuf);
-    if (call->comm)
-        rc = ftc_guard_enter(call->comm, kind, rc);
+    if (call->comm) {
+        ftc_guard_args same = ftc_guard_args_of(-1, (long long)call->count * call->shape.size);
+        same.type = call->type;
+        same.op = call->comm->checked.op_predefined ? call->op : MPI_OP_NULL;
+        rc = ftc_guard_enter(call->comm, kind, rc, &same);
+    }
     if (rc != MPI_SUCCESS)
         return rc;   /* the watchdog is armed only on success */
     rc = ftc_scan_run(call);

@@ -298,8 +298,11 @@ int ftc_scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void 
                     .recvbuf = recvbuf, .recvcount = recvcount, .recvtype = recvtype,
                     .root = root, .in_place = recvbuf == MPI_IN_PLACE };
     int rc = check_arguments(&s, comm);
-    if (comm)   /* guarded: bad arguments here stop every rank cleanly */
-        rc = ftc_guard_enter(comm, FTC_GUARDED_SCATTER, rc);
+    if (comm) {   /* guarded: bad arguments here stop every rank cleanly */
+        const ftc_guard_args same =
+            ftc_guard_args_of(root, (long long)own_block_bytes(&s, comm));
+        rc = ftc_guard_enter(comm, FTC_GUARDED_SCATTER, rc, &same);
+    }
     if (rc == MPI_SUCCESS)
         rc = scatter_checked(comm, &s);
     if (comm)

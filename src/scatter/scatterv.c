@@ -160,8 +160,10 @@ int ftc_scatterv(const void *sendbuf, const int sendcounts[], const int displs[]
                     .sendtype = sendtype, .recvbuf = recvbuf, .recvcount = recvcount,
                     .recvtype = recvtype, .root = root, .in_place = recvbuf == MPI_IN_PLACE };
     int rc = check_arguments(&s, comm);
-    if (comm)   /* guarded: bad arguments here stop every rank cleanly */
-        rc = ftc_guard_enter(comm, FTC_GUARDED_SCATTERV, rc);
+    if (comm) {   /* guarded: bad arguments here stop every rank cleanly */
+        const ftc_guard_args same = ftc_guard_args_of(root, -1);
+        rc = ftc_guard_enter(comm, FTC_GUARDED_SCATTERV, rc, &same);
+    }
     if (rc == MPI_SUCCESS)
         rc = scatterv_checked(comm, &s);
     if (comm)

@@ -259,6 +259,10 @@ function(ftcoll_guard_tests prefix target label healthy_procs)
                   EXPECT "${FTCOLL_GUARD_OK}" ENV ${every1} ARGS badarg 2 4)
   ftcoll_mpi_test(${prefix}.guard.api 2 ${t} LABEL ${label} EXPECT "${FTCOLL_GUARD_OK}"
                   ARGS api)
+  # roots and sizes that differ between ranks: a clean stop naming the rank
+  # (different sizes would run different algorithms and hang, or match)
+  ftcoll_mpi_test(${prefix}.guard.arguments_differ 4 ${t} LABEL ${label}
+                  EXPECT "${FTCOLL_GUARD_OK}" ENV ${every1} ARGS differ 2)
   # warnings on two ranks: rank 0's tally at ftc_comm_free names both
   ftcoll_mpi_test(${prefix}.guard.warnings 4 ${t} LABEL ${label}
                   EXPECT "warning\\(s\\) emitted: rank 1: 2, rank 3: 1; none on the other 2"

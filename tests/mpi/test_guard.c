@@ -23,6 +23,16 @@
  *   test_guard mismatch RANK
  *       RANK calls ftc_allgather where the others call ftc_allreduce
  *       (collective 2): aborted, the diagnosis names RANK.
+ *   test_guard differ RANK
+ *       Each collective with a root, sizes, counts, a datatype or an op
+ *       every rank must pass alike, on a communicator of its own: one call
+ *       that all make alike must succeed; in the next, RANK (not 0, not
+ *       p - 1) alone passes another root, 8 KiB blocks against 64 B
+ *       (across the decision tables' cells; higher or lower than the
+ *       others'), counts of the same total, MPI_FLOAT, or MPI_MAX. Every
+ *       rank must stop there, and the report must name RANK alone, and
+ *       what differs. First, garbage in arguments MPI ignores on a rank
+ *       and in-place forms must pass.
  *   test_guard spin
  *       Healthy calls; FTCOLL_INJECT="spin ..." makes a rank loop inside
  *       one, and FTCOLL_WATCHDOG must end the job with its report.
@@ -320,11 +330,182 @@ static void scenario_api(void)
     mpi_or_die(ftc_comm_free(&comm), "ftc_comm_free");
 }
 
+/* ---- differ ----------------------------------------------------------------- */
+
+enum { SAME = 16, OTHER = 2048 };   /* elements: 64 B, and 8 KiB */
+
+typedef enum { ROOT, BYTES, COUNTS, TYPE, OP } differing_item;
+
+typedef struct {
+    const char *name;
+    differing_item item;
+} differing;
+
+/* In run_differing's order. */
+static const differing differ_cases[] = {
+    { "ftc_bcast", ROOT },            { "ftc_bcast", BYTES },
+    { "ftc_reduce", ROOT },           { "ftc_reduce", BYTES },
+    { "ftc_gather", ROOT },           { "ftc_gather", BYTES },
+    { "ftc_scatter", ROOT },          { "ftc_scatter", BYTES },
+    { "ftc_allreduce", BYTES },       { "ftc_allgather", BYTES },
+    { "ftc_alltoall", BYTES },        { "ftc_reduce_scatter_block", BYTES },
+    { "ftc_reduce_scatter", BYTES },  { "ftc_scan", BYTES },
+    { "ftc_exscan", BYTES },          { "ftc_allgatherv", BYTES },
+    { "ftc_gatherv", ROOT },          { "ftc_scatterv", ROOT },
+    { "ftc_reduce_scatter", COUNTS }, { "ftc_allgatherv", COUNTS },
+    { "ftc_allreduce", TYPE },        { "ftc_allreduce", OP },
+};
+
+static const char *const item_word[] = { "root", "bytes", "counts", "datatype", "op" };
+
+/* One rank's arguments to a case: a root, a count (per block, or per
+ * rank's share of a reduction's vector), counts moved from rank 1 to rank
+ * 0 (the same total), a datatype and an op. */
+typedef struct {
+    int root, n;
+    bool skewed;
+    MPI_Datatype type;
+    MPI_Op op;
+} call_args;
+
+static const call_args alike = { 0, SAME, false, MPI_INT, MPI_SUM };
+
+static call_args off_in(differing_item item)
+{
+    call_args a = alike;
+    switch (item) {
+    case ROOT: a.root = p - 1; break;
+    case BYTES: a.n = OTHER; break;
+    case COUNTS: a.skewed = true; break;
+    case TYPE: a.type = MPI_FLOAT; break;
+    case OP: a.op = MPI_MAX; break;
+    }
+    return a;
+}
+
+/* Case `which` with this rank's arguments; buffers hold OTHER elements
+ * per rank. */
+static int run_differing(int which, ftc_comm_t comm, const call_args *a, int *send, int *recv,
+                         int *counts, int *displs)
+{
+    for (int r = 0; r < p; r++) {
+        counts[r] = a->n + (a->skewed && r == 0) - (a->skewed && r == 1);
+        displs[r] = r * OTHER;
+    }
+    const int n = a->n, root = a->root, mine = counts[rank];
+    switch (which) {
+    case 0: case 1: return ftc_bcast(recv, n, MPI_INT, root, comm);
+    case 2: case 3: return ftc_reduce(send, recv, n, MPI_INT, MPI_SUM, root, comm);
+    case 4: case 5: return ftc_gather(send, n, MPI_INT, recv, n, MPI_INT, root, comm);
+    case 6: case 7: return ftc_scatter(send, n, MPI_INT, recv, n, MPI_INT, root, comm);
+    case 8: case 20: case 21: return ftc_allreduce(send, recv, n, a->type, a->op, comm);
+    case 9: return ftc_allgather(send, n, MPI_INT, recv, n, MPI_INT, comm);
+    case 10: return ftc_alltoall(send, n, MPI_INT, recv, n, MPI_INT, comm);
+    case 11: return ftc_reduce_scatter_block(send, recv, n, MPI_INT, MPI_SUM, comm);
+    case 12: case 18: return ftc_reduce_scatter(send, recv, counts, MPI_INT, MPI_SUM, comm);
+    case 13: return ftc_scan(send, recv, n, MPI_INT, MPI_SUM, comm);
+    case 14: return ftc_exscan(send, recv, n, MPI_INT, MPI_SUM, comm);
+    case 15: case 19:
+        return ftc_allgatherv(send, mine, MPI_INT, recv, counts, displs, MPI_INT, comm);
+    case 16: return ftc_gatherv(send, n, MPI_INT, recv, counts, displs, MPI_INT, root, comm);
+    default: return ftc_scatterv(send, counts, displs, MPI_INT, recv, n, MPI_INT, root, comm);
+    }
+}
+
+static void check_differing(int which, int differs)
+{
+    const differing *d = &differ_cases[which];
+    ftc_comm_t comm;
+    mpi_or_die(ftc_comm_create(MPI_COMM_WORLD, &comm), d->name);
+    const size_t elements = (size_t)OTHER * (size_t)p;
+    int *send = checked_malloc(sizeof(int) * elements);
+    int *recv = checked_malloc(sizeof(int) * elements);
+    int *counts = checked_malloc(sizeof(int) * (size_t)p);
+    int *displs = checked_malloc(sizeof(int) * (size_t)p);
+    for (size_t i = 0; i < elements; i++)
+        send[i] = recv[i] = rank + 1;
+    char what[128];
+    snprintf(what, sizeof(what), "%s, every rank alike", d->name);
+    expect_class(run_differing(which, comm, &alike, send, recv, counts, displs), MPI_SUCCESS,
+                 what);
+    /* the odd rank out passes the higher value in even cases, the lower
+     * in odd ones: the report must name it either way */
+    const call_args off = off_in(d->item);
+    const bool odd_low = which % 2 == 1 && d->item <= BYTES;
+    const call_args *mine = (rank == differs) != odd_low ? &off : &alike;
+    snprintf(what, sizeof(what), "%s, rank %d's %s differing", d->name, differs,
+             item_word[d->item]);
+    if (run_differing(which, comm, mine, send, recv, counts, displs) != FTC_ERR_STOPPED)
+        fail(what, ftc_error_message());
+    ftc_stop_report report = { 0 };
+    if (ftc_guard_last_report(comm, &report) != MPI_SUCCESS || report.error_ranks != 1
+        || report.listed != 1 || report.error_rank[0] != differs
+        || !strstr(report.message[0], item_word[d->item]))
+        fail(what, report.listed > 0 ? report.message[0] : "no report");
+    if (run_differing(which, comm, &alike, send, recv, counts, displs) != FTC_ERR_STOPPED)
+        fail("the next call, after the stop", ftc_error_message());
+    free(send);
+    free(recv);
+    free(counts);
+    free(displs);
+    mpi_or_die(ftc_comm_free(&comm), "ftc_comm_free");
+}
+
+/* Arguments MPI ignores on a rank (a non-root's receive side of a gather,
+ * send side of a scatter, recvbuf of a reduce) hold garbage, and in-place
+ * forms: nothing there may be compared. Every result checked. */
+static void check_ignored_arguments(void)
+{
+    ftc_comm_t comm;
+    mpi_or_die(ftc_comm_create(MPI_COMM_WORLD, &comm), "ftc_comm_create");
+    const int root = p - 1, at_root = rank == root;
+    int *all = checked_malloc(sizeof(int) * (size_t)p), mine = 10 + rank, got = -1;
+    for (int r = 0; r < p; r++)
+        all[r] = r == root ? 10 + r : -1;
+    expect_class(ftc_gather(at_root ? MPI_IN_PLACE : &mine, 1, MPI_INT, at_root ? all : NULL,
+                            at_root ? 1 : -1, at_root ? MPI_INT : MPI_DATATYPE_NULL, root, comm),
+                 MPI_SUCCESS, "ftc_gather, garbage where ignored");
+    for (int r = 0; at_root && r < p; r++)
+        if (all[r] != 10 + r)
+            fail("ftc_gather, garbage where ignored", "a wrong block at the root");
+    expect_class(ftc_scatter(at_root ? all : NULL, at_root ? 1 : -1,
+                             at_root ? MPI_INT : MPI_DATATYPE_NULL, at_root ? MPI_IN_PLACE : &got,
+                             1, MPI_INT, root, comm),
+                 MPI_SUCCESS, "ftc_scatter, garbage where ignored");
+    if (!at_root && got != 10 + rank)
+        fail("ftc_scatter, garbage where ignored", "a wrong block");
+    expect_class(ftc_reduce(at_root ? MPI_IN_PLACE : &mine, at_root ? &mine : NULL, 1, MPI_INT,
+                            MPI_SUM, root, comm),
+                 MPI_SUCCESS, "ftc_reduce, garbage where ignored");
+    if (at_root && mine != 10 * p + p * (p - 1) / 2)   /* the sum, in place */
+        fail("ftc_reduce, garbage where ignored", "a wrong sum at the root");
+    for (int r = 0; r < p; r++)
+        all[r] = r == rank ? 10 + r : -1;
+    expect_class(ftc_allgather(MPI_IN_PLACE, -1, MPI_DATATYPE_NULL, all, 1, MPI_INT, comm),
+                 MPI_SUCCESS, "ftc_allgather in place");
+    for (int r = 0; r < p; r++)
+        if (all[r] != 10 + r)
+            fail("ftc_allgather in place", "a wrong block");
+    free(all);
+    mpi_or_die(ftc_comm_free(&comm), "ftc_comm_free");
+}
+
+static void scenario_differ(int differs)
+{
+    if (differs <= 0 || differs >= p - 1) {
+        fail("differ", "RANK must be neither 0 nor p - 1");
+        return;
+    }
+    check_ignored_arguments();
+    for (int which = 0; which < (int)(sizeof(differ_cases) / sizeof(differ_cases[0])); which++)
+        check_differing(which, differs);
+}
+
 static void usage(void)
 {
     if (rank == 0)
-        fprintf(stderr, "usage: test_guard raise|badarg|healthy|warn|sleep|mismatch|spin|api "
-                        "[arguments] (see the source)\n");
+        fprintf(stderr, "usage: test_guard raise|badarg|healthy|warn|sleep|mismatch|differ|spin|"
+                        "api [arguments] (see the source)\n");
     MPI_Abort(MPI_COMM_WORLD, 2);
 }
 
@@ -348,6 +529,8 @@ int main(int argc, char **argv)
         scenario_stall(atoi(argv[2]), atof(argv[3]), false);
     else if (strcmp(what, "mismatch") == 0 && argc == 3)
         scenario_stall(atoi(argv[2]), 0, true);
+    else if (strcmp(what, "differ") == 0 && argc == 3)
+        scenario_differ(atoi(argv[2]));
     else if (strcmp(what, "spin") == 0)
         scenario_healthy(6);
     else if (strcmp(what, "api") == 0)

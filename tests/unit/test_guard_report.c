@@ -2,7 +2,8 @@
  * The guard's records and settings (src/guard/report.h, settings.h), no MPI:
  * merging along the check-in tree for every p in 1..64 with random errors,
  * silent ranks and ranks in another collective gives rank 0 exact counts,
- * the most severe entries first, and the decision; the ranks not heard from
+ * the most severe entries first, and the decision; roots and sizes that
+ * differ between ranks are named, the rank and the values; the ranks not heard from
  * are exactly the silent ranks' subtrees; the diagnosis and the settings'
  * parser say what they should.
  */
@@ -202,6 +203,125 @@ static void merging_along_the_tree(void **state)
     }
 }
 
+/* ---- what every rank must pass alike ------------------------------------------- */
+
+/* One end of item `item`'s values over p ranks: the value, its lowest
+ * rank, how many ranks hold it; -1 values are not reported. */
+typedef struct {
+    int64_t value;
+    int rank, ranks;
+} value_end;
+
+static value_end end_of(const int64_t values[][FTC_GUARD_MATCHED], int item, int p, bool high)
+{
+    value_end e = { -1, -1, 0 };
+    for (int r = 0; r < p; r++) {
+        const int64_t v = values[r][item];
+        if (v < 0)
+            continue;
+        if (e.rank < 0 || (high ? v > e.value : v < e.value))
+            e = (value_end){ v, r, 0 };
+        e.ranks += v == e.value;
+    }
+    return e;
+}
+
+/* Merged up the tree, each rank's values: rank 0 names the first item
+ * that differs, at the lowest rank of its side fewer ranks took (the high
+ * one on a tie), against the lowest rank of the other; alike, it goes on. */
+static void expect_mismatch_named(const int64_t values[][FTC_GUARD_MATCHED], int p)
+{
+    ftc_guard_record records[MAX_P];
+    for (int r = p - 1; r >= 0; r--) {
+        ftc_guard_node node;
+        ftc_guard_node_of(r, p, &node);
+        ftc_guard_record_init(&records[r], FTC_GUARDED_GATHER, 3, 3);
+        ftc_guard_matching m;
+        memcpy(m.value, values[r], sizeof(m.value));
+        ftc_guard_record_observe(&records[r], r, &m);
+        for (int i = 0; i < node.nchildren; i++)
+            ftc_guard_record_merge(&records[r], &records[node.children[i]], node.children[i]);
+    }
+    ftc_guard_record *root = &records[0];
+    ftc_guard_record_add_mismatches(root);
+    int item = 0;
+    value_end high = { 0 }, low = { 0 };
+    for (; item < FTC_GUARD_MATCHED; item++) {
+        high = end_of(values, item, p, true);
+        low = end_of(values, item, p, false);
+        if (low.value != high.value)
+            break;
+    }
+    if (item == FTC_GUARD_MATCHED) {
+        assert_int_equal(root->nentries, 0);
+        assert_int_equal(ftc_guard_decide(root), FTC_GUARD_GO);
+        return;
+    }
+    const value_end named = high.ranks <= low.ranks ? high : low;
+    const value_end other = high.ranks <= low.ranks ? low : high;
+    char want[160];
+    if (item == FTC_MATCH_ROOT)
+        snprintf(want, sizeof(want), "passes root %lld (%d rank(s)), rank %d root %lld (%d)",
+                 (long long)named.value, named.ranks, other.rank, (long long)other.value,
+                 other.ranks);
+    else if (item == FTC_MATCH_BYTES)
+        snprintf(want, sizeof(want), "passes %lld bytes (%d rank(s)), rank %d %lld (%d)",
+                 (long long)named.value, named.ranks, other.rank, (long long)other.value,
+                 other.ranks);
+    else
+        snprintf(want, sizeof(want), "unlike rank %d's (%d rank(s) against %d)", other.rank,
+                 named.ranks, other.ranks);
+    assert_int_equal(ftc_guard_decide(root), FTC_GUARD_STOP);
+    assert_int_equal(root->error_ranks, 1);
+    assert_int_equal(root->nentries, 1);
+    assert_int_equal(root->entry[0].rank, named.rank);
+    assert_non_null(strstr(root->entry[0].message, want));
+}
+
+static void matching_along_the_tree(void **state)
+{
+    (void)state;
+    srand(7);
+    const int trials = getenv("FTCOLL_UNIT_QUICK") ? 10 : 120;
+    for (int p = 1; p <= MAX_P; p++) {
+        for (int trial = 0; trial < trials; trial++) {
+            int64_t values[MAX_P][FTC_GUARD_MATCHED];
+            /* trial 0 alike; then, item by item, some ranks off (few or
+             * many), or some reporting none (a call without that item) */
+            const int item = trial % (FTC_GUARD_MATCHED + 1) - 1;
+            const int odds = 2 + trial % 7;
+            for (int r = 0; r < p; r++)
+                for (int i = 0; i < FTC_GUARD_MATCHED; i++) {
+                    values[r][i] = 4096 * (i + 1);
+                    if (i == item && rand() % odds == 0)
+                        values[r][i] = rand() % 3 * 2048;
+                    if (item < 0 && trial > 0 && rand() % 5 == 0)
+                        values[r][i] = -1;
+                }
+            expect_mismatch_named((const int64_t(*)[FTC_GUARD_MATCHED])values, p);
+        }
+    }
+    /* a rank with an error of its own reports no values: not compared */
+    ftc_guard_record r, child;
+    ftc_guard_record_init(&r, FTC_GUARDED_BCAST, 1, 1);
+    ftc_guard_record_observe(&r, 0, NULL);
+    ftc_guard_record_add_mismatches(&r);
+    assert_int_equal(ftc_guard_decide(&r), FTC_GUARD_GO);
+    /* with an error raised, values that differ add no second entry */
+    const ftc_guard_matching one = { .value = { 0, 64, -1, -1, -1 } };
+    const ftc_guard_matching two = { .value = { 1, 64, -1, -1, -1 } };
+    ftc_guard_record_init(&r, FTC_GUARDED_BCAST, 1, 1);
+    ftc_guard_record_observe(&r, 0, &one);
+    ftc_guard_record_init(&child, FTC_GUARDED_BCAST, 1, 1);
+    ftc_guard_record_observe(&child, 1, &two);
+    ftc_guard_record_add_errors(&child, 1, 1, "rank 1: disk full");
+    ftc_guard_record_merge(&r, &child, 1);
+    ftc_guard_record_add_mismatches(&r);
+    assert_int_equal(r.error_ranks, 1);
+    assert_int_equal(r.nentries, 1);
+    assert_string_equal(r.entry[0].message, "rank 1: disk full");
+}
+
 /* ---- the diagnosis -------------------------------------------------------------- */
 
 static void rank_ranges(void **state)
@@ -297,6 +417,7 @@ int main(void)
         cmocka_unit_test(wire_size_and_validation),
         cmocka_unit_test(stop_report_lists_errors_only),
         cmocka_unit_test(merging_along_the_tree),
+        cmocka_unit_test(matching_along_the_tree),
         cmocka_unit_test(rank_ranges),
         cmocka_unit_test(abort_diagnosis),
         cmocka_unit_test(guard_settings),
