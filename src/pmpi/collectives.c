@@ -51,16 +51,6 @@ static bool process_failed(int rc)
 
 /* ---- errors ------------------------------------------------------------ */
 
-static bool errors_are_fatal(MPI_Comm comm)
-{
-    MPI_Errhandler handler;
-    if (PMPI_Comm_get_errhandler(comm, &handler) != MPI_SUCCESS)
-        return true;
-    const bool fatal = handler == MPI_ERRORS_ARE_FATAL;
-    PMPI_Errhandler_free(&handler);
-    return fatal;
-}
-
 static int lowest_live_rank(const layer_comm *lc)
 {
     int lowest = 0, count = 0;
@@ -113,7 +103,7 @@ static int finish(const layer_comm *lc, MPI_Comm comm, const char *call, int rc,
 {
     if (rc == MPI_SUCCESS)
         return rc;
-    if (!errors_are_fatal(comm)) {
+    if (!layer_errors_are_fatal(comm)) {
         PMPI_Comm_call_errhandler(comm, rc);
         return rc;
     }

@@ -39,7 +39,9 @@ static int made(MPI_Comm parent, MPI_Comm *made, const char *call, int rc)
     rc = layer_comm_made(made);
     if (rc == MPI_SUCCESS)
         return rc;
-    fprintf(stderr, "ftcoll: rank %d: %s: %s\n", layer.world_rank, call, ftc_error_message());
+    if (layer_errors_are_fatal(parent))
+        fprintf(stderr, "ftcoll: rank %d: %s: %s\n", layer.world_rank, call,
+                ftc_error_message());
     PMPI_Comm_call_errhandler(parent, rc);
     return rc;
 }

@@ -93,6 +93,20 @@ static inline bool layer_bypass(void)
     return !layer.active || layer_depth > 0;
 }
 
+/* Whether an error on `comm` ends the job (its handler is
+ * MPI_ERRORS_ARE_FATAL): only then does the layer print ftcoll's own
+ * message, the one thing MPI's abort cannot say. A program that takes
+ * errors back decides itself what to print. */
+static inline bool layer_errors_are_fatal(MPI_Comm comm)
+{
+    MPI_Errhandler handler;
+    if (PMPI_Comm_get_errhandler(comm, &handler) != MPI_SUCCESS)
+        return true;
+    const bool fatal = handler == MPI_ERRORS_ARE_FATAL;
+    PMPI_Errhandler_free(&handler);
+    return fatal;
+}
+
 /* Parses FTCOLL_NATIVE ("bcast,barrier"; "" or unset: none). */
 bool layer_parse_native(const char *text, bool native[LAYER_KINDS], char *why, size_t why_size);
 
