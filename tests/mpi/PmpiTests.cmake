@@ -12,6 +12,7 @@
 #                    summary names the dead; a program whose point-to-point
 #                    calls reach a dead rank ends with MPI's error
 #   pmpi.guard_stop  a bad argument on one rank stops every rank cleanly
+#   pmpi.guard_root_differs  so does a root unlike the others'
 #   pmpi.ftcrun.*    bad options are errors with the reason; a launcher that
 #                    outlives every rank is stopped
 set(ftcrun ${PROJECT_BINARY_DIR}/ftcrun)
@@ -90,6 +91,10 @@ pmpi_test(pmpi.guard_stop 4 ${expect_run} 71
   "MPI_Allreduce stopped on every rank at check-in 1: 1 rank\\(s\\) raised an error: rank 2: ftc_allreduce: count is negative \\(-1\\)"
   "every rank ends with exit status 71" --
   ${ftcrun_launch} -n 4 --guard every=1,timeout=30 -- $<TARGET_FILE:pmpi_test_pmpi> badarg 2)
+pmpi_test(pmpi.guard_root_differs 4 ${expect_run} 71
+  "MPI_Bcast stopped on every rank at check-in 1: 1 rank\\(s\\) raised an error: rank 2: passes root 3 \\(1 rank\\(s\\)\\), rank 0 root 0 \\(3\\)"
+  "every rank ends with exit status 71" --
+  ${ftcrun_launch} -n 4 --guard every=1,timeout=30 -- $<TARGET_FILE:pmpi_test_pmpi> rootdiffers 2)
 
 # a launcher that outlives every rank is stopped; the program's status
 # stands (the launcher kills the ranks left once one exits non-zero: those

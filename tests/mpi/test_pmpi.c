@@ -686,6 +686,16 @@ static void pass_bad_argument(int bad_rank)
     printf("rank %d: returned from MPI_Allreduce\n", rank);
 }
 
+/* `test_pmpi rootdiffers R`: rank R broadcasts from the last rank, the
+ * others from rank 0 (erroneous: unguarded it can hang or deliver the
+ * wrong buffer; a guarded run stops every rank cleanly, naming R). */
+static void pass_another_root(int odd_rank)
+{
+    int value = rank;
+    MPI_Bcast(&value, 1, MPI_INT, rank == odd_rank ? size - 1 : 0, MPI_COMM_WORLD);
+    printf("rank %d: returned from MPI_Bcast\n", rank);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -693,6 +703,8 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     if (argc > 2 && strcmp(argv[1], "badarg") == 0)
         pass_bad_argument(atoi(argv[2]));
+    if (argc > 2 && strcmp(argv[1], "rootdiffers") == 0)
+        pass_another_root(atoi(argv[2]));
     check_allreduce(MPI_COMM_WORLD, "allreduce");
     check_allgather(MPI_COMM_WORLD);
     check_allgatherv(MPI_COMM_WORLD);
