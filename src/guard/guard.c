@@ -219,12 +219,6 @@ static int stop(ftc_comm_t c, ftc_guarded_kind kind, long call)
     return stopped_error(c, kind);
 }
 
-ftc_guard_args ftc_guard_args_of(int root, long long bytes)
-{
-    return (ftc_guard_args){ .root = root, .bytes = bytes, .type = MPI_DATATYPE_NULL,
-                             .op = MPI_OP_NULL };
-}
-
 /* A handle's number, the same on every rank for a predefined one. */
 static int64_t number_of(MPI_Fint handle)
 {

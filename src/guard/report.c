@@ -59,7 +59,8 @@ void ftc_guard_record_add_errors(ftc_guard_record *r, int rank, int errors, cons
     add_entry(r, rank, FTC_GUARD_ERROR, message);
 }
 
-/* One end of a range: its value, its lowest rank, its ranks. */
+/* Moves one end of a range to `from`'s value when that lies beyond it,
+ * or adds `from`'s ranks when it is the same value. */
 static void take_end(int64_t *value, int32_t *rank, int32_t *ranks, int64_t from_value,
                      int32_t from_rank, int32_t from_ranks, bool beyond)
 {
@@ -93,7 +94,7 @@ void ftc_guard_record_observe(ftc_guard_record *r, int rank, const ftc_guard_mat
         }
 }
 
-/* One end of a range: the side named, or the other. */
+/* One end of a range, as a message names it. */
 typedef struct {
     long long value;
     int rank, ranks;
