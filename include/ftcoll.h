@@ -361,7 +361,8 @@ typedef enum {
  * or both sizes in the same cell of the decision table). Where the sizes
  * pick different trees the program is erroneous as in MPI, and the call
  * may hang as Open MPI's would: FTCOLL_WATCHDOG turns that into a
- * diagnosed stop.
+ * diagnosed stop, and at a call that checks in the guard stops every rank
+ * cleanly, naming the rank.
  *
  * With ULFM it survives deaths as ftc_scatterv does (below); over the
  * binomial tree a rank's block may also come, in the recovery, from the

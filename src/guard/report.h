@@ -3,13 +3,14 @@
  * combine on the way up the tree, and rank 0's decision. Pure C, no MPI.
  *
  *   leaf          own record: where it is (collective, call), error count,
- *                 first error message, warnings
+ *                 first error message, warnings, the call's arguments that
+ *                 must be alike everywhere (below)
  *   inner rank    own record + each child's, merged; a child that never
  *                 reported becomes a "silent" entry, a child in another
  *                 collective an "elsewhere" entry
  *   rank 0        the merged record of every rank: silent or elsewhere
- *                 entries -> ABORT; error ranks, or ranks that passed
- *                 different roots or block sizes -> STOP; else GO. The
+ *                 entries -> ABORT; error ranks, or arguments unlike
+ *                 between ranks -> STOP; else GO. The
  *                 decided record travels back down, so every rank holds
  *                 the same one.
  *

@@ -94,7 +94,7 @@ static inline bool layer_bypass(void)
 }
 
 /* Whether an error on `comm` ends the job (its handler is
- * MPI_ERRORS_ARE_FATAL): only then does the layer print ftcoll's own
+ * MPI_ERRORS_ARE_FATAL or MPI_ERRORS_ABORT): only then does the layer print ftcoll's own
  * message, the one thing MPI's abort cannot say. A program that takes
  * errors back decides itself what to print. */
 static inline bool layer_errors_are_fatal(MPI_Comm comm)
@@ -102,7 +102,10 @@ static inline bool layer_errors_are_fatal(MPI_Comm comm)
     MPI_Errhandler handler;
     if (PMPI_Comm_get_errhandler(comm, &handler) != MPI_SUCCESS)
         return true;
-    const bool fatal = handler == MPI_ERRORS_ARE_FATAL;
+    bool fatal = handler == MPI_ERRORS_ARE_FATAL;
+#ifdef MPI_ERRORS_ABORT
+    fatal = fatal || handler == MPI_ERRORS_ABORT;   /* MPI-4's: the job ends too */
+#endif
     PMPI_Errhandler_free(&handler);
     return fatal;
 }

@@ -31,8 +31,10 @@
  *       (across the decision tables' cells; higher or lower than the
  *       others'), counts of the same total, MPI_FLOAT, or MPI_MAX. Every
  *       rank must stop there, and the report must name RANK alone, and
- *       what differs. First, garbage in arguments MPI ignores on a rank
- *       and in-place forms must pass.
+ *       what differs. First, garbage in arguments MPI ignores on a rank,
+ *       in-place forms, a program's own op whose handle's number differs
+ *       between ranks, and an allgatherv receiving into another datatype
+ *       of the same signature on one rank must pass, results checked.
  *   test_guard spin
  *       Healthy calls; FTCOLL_INJECT="spin ..." makes a rank loop inside
  *       one, and FTCOLL_WATCHDOG must end the job with its report.
@@ -354,6 +356,9 @@ static const differing differ_cases[] = {
     { "ftc_gatherv", ROOT },          { "ftc_scatterv", ROOT },
     { "ftc_reduce_scatter", COUNTS }, { "ftc_allgatherv", COUNTS },
     { "ftc_allreduce", TYPE },        { "ftc_allreduce", OP },
+    { "ftc_reduce", TYPE },           { "ftc_reduce", OP },
+    { "ftc_reduce_scatter_block", OP }, { "ftc_scan", TYPE },
+    { "ftc_exscan", OP },             { "ftc_reduce_scatter", TYPE },
 };
 
 static const char *const item_word[] = { "root", "bytes", "counts", "datatype", "op" };
@@ -395,16 +400,18 @@ static int run_differing(int which, ftc_comm_t comm, const call_args *a, int *se
     const int n = a->n, root = a->root, mine = counts[rank];
     switch (which) {
     case 0: case 1: return ftc_bcast(recv, n, MPI_INT, root, comm);
-    case 2: case 3: return ftc_reduce(send, recv, n, MPI_INT, MPI_SUM, root, comm);
+    case 2: case 3: case 22: case 23:
+        return ftc_reduce(send, recv, n, a->type, a->op, root, comm);
     case 4: case 5: return ftc_gather(send, n, MPI_INT, recv, n, MPI_INT, root, comm);
     case 6: case 7: return ftc_scatter(send, n, MPI_INT, recv, n, MPI_INT, root, comm);
     case 8: case 20: case 21: return ftc_allreduce(send, recv, n, a->type, a->op, comm);
     case 9: return ftc_allgather(send, n, MPI_INT, recv, n, MPI_INT, comm);
     case 10: return ftc_alltoall(send, n, MPI_INT, recv, n, MPI_INT, comm);
-    case 11: return ftc_reduce_scatter_block(send, recv, n, MPI_INT, MPI_SUM, comm);
-    case 12: case 18: return ftc_reduce_scatter(send, recv, counts, MPI_INT, MPI_SUM, comm);
-    case 13: return ftc_scan(send, recv, n, MPI_INT, MPI_SUM, comm);
-    case 14: return ftc_exscan(send, recv, n, MPI_INT, MPI_SUM, comm);
+    case 11: case 24: return ftc_reduce_scatter_block(send, recv, n, a->type, a->op, comm);
+    case 12: case 18: case 27:
+        return ftc_reduce_scatter(send, recv, counts, a->type, a->op, comm);
+    case 13: case 25: return ftc_scan(send, recv, n, a->type, a->op, comm);
+    case 14: case 26: return ftc_exscan(send, recv, n, a->type, a->op, comm);
     case 15: case 19:
         return ftc_allgatherv(send, mine, MPI_INT, recv, counts, displs, MPI_INT, comm);
     case 16: return ftc_gatherv(send, n, MPI_INT, recv, counts, displs, MPI_INT, root, comm);
@@ -451,6 +458,53 @@ static void check_differing(int which, int differs)
     mpi_or_die(ftc_comm_free(&comm), "ftc_comm_free");
 }
 
+static void add_ints(void *in, void *inout, int *count, MPI_Datatype *type)
+{
+    (void)type;
+    for (int i = 0; i < *count; i++)
+        ((int *)inout)[i] += ((const int *)in)[i];
+}
+
+/* A program's own op, made after another one on rank 1 only (its handle's
+ * number differs there), must pass; so must an allgatherv whose rank 1
+ * receives pairs of ints where the others receive ints. */
+static void check_own_op_and_synonym_types(ftc_comm_t comm)
+{
+    MPI_Op extra = MPI_OP_NULL, sum;
+    if (rank == 1)
+        MPI_Op_create(add_ints, 1, &extra);
+    MPI_Op_create(add_ints, 1, &sum);
+    int mine = rank + 1, total = 0;
+    expect_class(ftc_allreduce(&mine, &total, 1, MPI_INT, sum, comm), MPI_SUCCESS,
+                 "ftc_allreduce, a program's own op");
+    if (total != p * (p + 1) / 2)
+        fail("ftc_allreduce, a program's own op", "a wrong sum");
+    MPI_Op_free(&sum);
+    if (extra != MPI_OP_NULL)
+        MPI_Op_free(&extra);
+    MPI_Datatype pair;
+    MPI_Type_contiguous(2, MPI_INT, &pair);
+    MPI_Type_commit(&pair);
+    const bool pairs = rank == 1;
+    int two[2] = { rank, -rank }, *all = checked_malloc(sizeof(int) * 2 * (size_t)p);
+    int *counts = checked_malloc(sizeof(int) * (size_t)p);
+    int *displs = checked_malloc(sizeof(int) * (size_t)p);
+    for (int r = 0; r < p; r++) {
+        counts[r] = pairs ? 1 : 2;
+        displs[r] = r * counts[r];
+    }
+    expect_class(ftc_allgatherv(two, 2, MPI_INT, all, counts, displs, pairs ? pair : MPI_INT,
+                                comm),
+                 MPI_SUCCESS, "ftc_allgatherv, another recvtype of the same signature");
+    for (int r = 0; r < p; r++)
+        if (all[2 * r] != r || all[2 * r + 1] != -r)
+            fail("ftc_allgatherv, another recvtype of the same signature", "a wrong block");
+    MPI_Type_free(&pair);
+    free(all);
+    free(counts);
+    free(displs);
+}
+
 /* Arguments MPI ignores on a rank (a non-root's receive side of a gather,
  * send side of a scatter, recvbuf of a reduce) hold garbage, and in-place
  * forms: nothing there may be compared. Every result checked. */
@@ -487,6 +541,7 @@ static void check_ignored_arguments(void)
         if (all[r] != 10 + r)
             fail("ftc_allgather in place", "a wrong block");
     free(all);
+    check_own_op_and_synonym_types(comm);
     mpi_or_die(ftc_comm_free(&comm), "ftc_comm_free");
 }
 
