@@ -36,10 +36,8 @@ int ftc_allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype ty
     ftc_clear_error();
     int rc = check_arguments(sendbuf, recvbuf, count, type, op, comm);
     if (comm) {   /* guarded: bad arguments here stop every rank cleanly */
-        ftc_guard_args same =
-            ftc_guard_args_of(-1, (long long)count * comm->checked.known.shape.size);
-        same.type = type;
-        same.op = comm->checked.op_predefined ? op : MPI_OP_NULL;
+        const ftc_guard_args same =
+            ftc_guard_reduction_args(comm, -1, (long long)count * comm->checked.known.shape.size);
         rc = ftc_guard_enter(comm, FTC_GUARDED_ALLREDUCE, rc, &same);
     }
     if (rc != MPI_SUCCESS)

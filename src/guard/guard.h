@@ -15,6 +15,7 @@
 
 #include <stdbool.h>
 
+#include "../comm.h"
 #include "../module.h"
 #include "report.h"
 
@@ -47,6 +48,17 @@ static inline ftc_guard_args ftc_guard_args_of(int root, long long bytes)
 {
     return (ftc_guard_args){ .root = root, .bytes = bytes, .type = MPI_DATATYPE_NULL,
                              .op = MPI_OP_NULL };
+}
+
+/* A reduction's: also its datatype and predefined op, the pair its checks
+ * accepted and left in c->checked (read only when they passed). */
+static inline ftc_guard_args ftc_guard_reduction_args(const struct ftc_comm *c, int root,
+                                                      long long bytes)
+{
+    ftc_guard_args a = ftc_guard_args_of(root, bytes);
+    a.type = c->checked.known.type;
+    a.op = c->checked.op_predefined ? c->checked.op : MPI_OP_NULL;
+    return a;
 }
 
 /*

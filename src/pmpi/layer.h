@@ -94,9 +94,9 @@ static inline bool layer_bypass(void)
 }
 
 /* Whether an error on `comm` ends the job (its handler is
- * MPI_ERRORS_ARE_FATAL or MPI_ERRORS_ABORT): only then does the layer print ftcoll's own
- * message, the one thing MPI's abort cannot say. A program that takes
- * errors back decides itself what to print. */
+ * MPI_ERRORS_ARE_FATAL or MPI_ERRORS_ABORT): only then does the layer
+ * print ftcoll's own message, the one thing MPI's abort cannot say. A
+ * program that takes errors back decides itself what to print. */
 static inline bool layer_errors_are_fatal(MPI_Comm comm)
 {
     MPI_Errhandler handler;

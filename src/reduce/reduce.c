@@ -108,9 +108,8 @@ int ftc_reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype type,
         rc = ftc_reduce_reserve(&call);
     }
     if (comm) {   /* guarded: bad arguments or no memory here stop every rank cleanly */
-        ftc_guard_args same = ftc_guard_args_of(root, (long long)count * call.type_size);
-        same.type = type;
-        same.op = call.op_predefined ? op : MPI_OP_NULL;
+        const ftc_guard_args same =
+            ftc_guard_reduction_args(comm, root, (long long)count * call.type_size);
         rc = ftc_guard_enter(comm, FTC_GUARDED_REDUCE, rc, &same);
     }
     if (rc != MPI_SUCCESS)

@@ -168,11 +168,10 @@ static int run_guarded(ftc_comm_t comm, ftc_reduce_scatter_call *call, ftc_guard
                        int rc)
 {
     if (comm) {
-        ftc_guard_args same = ftc_guard_args_of(-1, (long long)call->count * call->type_size);
+        ftc_guard_args same =
+            ftc_guard_reduction_args(comm, -1, (long long)call->count * call->type_size);
         same.counts = call->counts;
         same.count_bytes = call->type_size;
-        same.type = call->type;
-        same.op = comm->checked.op_predefined ? call->op : MPI_OP_NULL;
         rc = ftc_guard_enter(comm, kind, rc, &same);
     }
     if (rc != MPI_SUCCESS)

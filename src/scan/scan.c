@@ -112,9 +112,8 @@ static int scan_guarded(ftc_scan_call *call, const void *sendbuf, ftc_guarded_ki
 {
     int rc = check_call(call, sendbuf);
     if (call->comm) {
-        ftc_guard_args same = ftc_guard_args_of(-1, (long long)call->count * call->shape.size);
-        same.type = call->type;
-        same.op = call->comm->checked.op_predefined ? call->op : MPI_OP_NULL;
+        const ftc_guard_args same =
+            ftc_guard_reduction_args(call->comm, -1, (long long)call->count * call->shape.size);
         rc = ftc_guard_enter(call->comm, kind, rc, &same);
     }
     if (rc != MPI_SUCCESS)
