@@ -2,10 +2,11 @@
  * The guard's records and settings (src/guard/report.h, settings.h), no MPI:
  * merging along the check-in tree for every p in 1..64 with random errors,
  * silent ranks and ranks in another collective gives rank 0 exact counts,
- * the most severe entries first, and the decision; roots and sizes that
- * differ between ranks are named, the rank and the values; the ranks not heard from
- * are exactly the silent ranks' subtrees; the diagnosis and the settings'
- * parser say what they should.
+ * the most severe entries first, and the decision; arguments unlike
+ * between ranks (random values of every item) name the rank on the rarer
+ * side, with the values and counts; the ranks not heard from are exactly
+ * the silent ranks' subtrees; the diagnosis and the settings' parser say
+ * what they should.
  */
 #include <setjmp.h>
 #include <stdarg.h>
