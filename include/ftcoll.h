@@ -48,9 +48,13 @@ typedef struct ftc_comm *ftc_comm_t;
  * Reads the FTCOLL_* environment variables (see README); a bad value fails
  * the call with MPI_ERR_ARG and a message naming the variable and valid values.
  * Intercommunicators and MPI_COMM_NULL are rejected with MPI_ERR_COMM.
- * With ULFM it succeeds on every live rank of `comm` or fails on every one
- * (each step ends in an agreement): a rank that dies meanwhile, or one
- * dead before the call, fails it on every rank. Failing so, every survivor
+ * It succeeds on every rank of `comm` or fails on every one (each step
+ * ends in an agreement): a rank with no memory for it fails it on every
+ * rank (MPI_ERR_NO_MEM there, an error naming another rank on the others;
+ * with FTCOLL_BCAST naming a network tree, whose set-up allocates between
+ * its messages, only up to that set-up); with ULFM so
+ * does a rank that dies meanwhile, or one dead before the call (on every
+ * live rank, MPIX_ERR_PROC_FAILED). Failing so, every survivor
  * then shrinks `comm` (or ftcoll's duplicate of it) once: a death inside
  * the allocation of a communicator's context id leaves Open MPI 5.0
  * waiting for it in every later shrink (docs/pmpi.md), which that clears.

@@ -17,6 +17,13 @@
 #include "schedule_exec.h"
 #include "watch.h"
 
+/* Room every communicator holds from its creation, for a small call's
+ * incoming value and the first kept result: a first small allreduce or
+ * barrier then allocates nothing, so that a rank out of memory fails the
+ * creation on every rank alike, not that call on one rank (under the layer
+ * without ULFM, the first collective makes the communicator). */
+enum { FTC_SMALL_SCRATCH_BYTES = 256 };
+
 struct ftc_comm {
     MPI_Comm comm;              /* private duplicate, MPI_ERRORS_RETURN */
     int rank;
@@ -27,7 +34,8 @@ struct ftc_comm {
 
     ftc_exec_scratch exec;      /* requests and statuses for the schedule engine */
     ftc_watch_slot watch;       /* what this rank's call is doing, for the watchdog */
-    char *scratch;              /* bytes for local rotations, allreduce partner values */
+    char *scratch;              /* bytes for local rotations, allreduce partner values
+                                 * (FTC_SMALL_SCRATCH_BYTES from the creation on) */
     size_t scratch_size;
     char *packed;               /* a second scratch buffer: ftc_bcast packs its data
                                  * there while the engine works in `scratch` */

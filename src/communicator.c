@@ -18,6 +18,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "agree.h"
 #include "args.h"
@@ -62,7 +63,8 @@ static int check_usable(MPI_Comm comm)
 
 /* ---- life ------------------------------------------------------------------------- */
 
-static void release(ftc_comm_t c)
+/* What c holds, but not c itself. */
+static void release_parts(ftc_comm_t c)
 {
     for (int m = MODULES - 1; m >= 0; m--)
         if (modules[m]->release)
@@ -74,6 +76,11 @@ static void release(ftc_comm_t c)
         PMPI_Comm_free(&c->self);
     if (c->comm != MPI_COMM_NULL)
         PMPI_Comm_free(&c->comm);
+}
+
+static void release(ftc_comm_t c)
+{
+    release_parts(c);
     free(c);
 }
 
@@ -127,9 +134,12 @@ static int read_module_settings(ftc_comm_t c, int rc)
  */
 static int agree_on_settings(ftc_comm_t c, int settings_rc)
 {
+    /* every rank sends every value, also one whose settings failed (each
+     * module's state exists: the create step agreed), so that the ranks'
+     * allreduces match */
     ftc_equal_value values[MODULES * FTC_MODULE_AGREED_MAX];
     int n = 0;
-    for (int m = 0; m < MODULES && settings_rc == MPI_SUCCESS; m++)
+    for (int m = 0; m < MODULES; m++)
         if (modules[m]->agreed)
             n += modules[m]->agreed(c, values + n);
     return ftc_agree_equal(c->comm, settings_rc, values, n, "ftc_comm_create",
@@ -173,12 +183,16 @@ static int later_steps(ftc_comm_t c, MPI_Comm comm, int verbose_rc)
  * duplicate's over `comm`, and the later steps' (the sentinel's twin, the
  * node's split) over c->comm. Every survivor then clears what it left
  * (ftc_ft_release_context_ids; both communicators return errors here),
- * or the next recovery's shrink would wait for ever. */
-static int make_steps(ftc_comm_t c, MPI_Comm comm)
+ * or the next recovery's shrink would wait for ever. A rank that already
+ * failed (`own_rc`: no memory) still duplicates, so that the others do not
+ * wait for it there, and fails the first agreement. */
+static int make_steps(ftc_comm_t c, MPI_Comm comm, int own_rc)
 {
     /* FTCOLL_VERBOSE: rank 0 logs algorithm choices */
     const int verbose_rc = ftc_read_switch("FTCOLL_VERBOSE", &c->verbose);
     int rc = duplicate(c, comm);
+    if (own_rc != MPI_SUCCESS)
+        rc = own_rc;
     rc = ftc_ft_agree_step(comm, c->comm, rc, "ftc_comm_create", "duplicating the communicator");
     if (rc != MPI_SUCCESS) {
         if (ftc_ft_is_process_failure(rc))
@@ -200,9 +214,16 @@ int ftc_comm_create(MPI_Comm comm, ftc_comm_t *out)
     int rc = check_usable(comm);
     if (rc != MPI_SUCCESS)
         return rc;
+    /* a rank with no memory for c still takes part, in `stand_in`, and
+     * fails the creation on every rank at its first agreement */
+    struct ftc_comm stand_in;
+    int own_rc = MPI_SUCCESS;
     ftc_comm_t c = calloc(1, sizeof(*c));
-    if (!c)
-        return ftc_fail(MPI_ERR_NO_MEM, "ftc_comm_create: out of memory");
+    if (!c) {
+        memset(&stand_in, 0, sizeof(stand_in));
+        c = &stand_in;
+        own_rc = ftc_fail(MPI_ERR_NO_MEM, "ftc_comm_create: out of memory");
+    }
     c->comm = MPI_COMM_NULL;
     c->self = MPI_COMM_NULL;
     c->checked.op = MPI_OP_NULL;
@@ -212,11 +233,14 @@ int ftc_comm_create(MPI_Comm comm, ftc_comm_t *out)
     MPI_Errhandler theirs = MPI_ERRHANDLER_NULL;
     MPI_Comm_get_errhandler(comm, &theirs);
     MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
-    rc = make_steps(c, comm);
+    rc = make_steps(c, comm, own_rc);
     MPI_Comm_set_errhandler(comm, theirs);
     MPI_Errhandler_free(&theirs);
     if (rc != MPI_SUCCESS) {
-        release(c);
+        if (c == &stand_in)
+            release_parts(c);
+        else
+            release(c);
         return rc;
     }
     *out = c;

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 
 #include "../args.h"
+#include "../buffer.h"
 #include "../error.h"
 #include "../module.h"
 #include "ft_call.h"
@@ -28,6 +29,11 @@ static int allreduce_create(ftc_comm_t comm)
     ok = ftc_holdings_init(&s->report_held, comm->size) && ok;
     ok = ftc_holdings_init(&s->report_failed, comm->size) && ok;
     ok = ftc_holdings_init(&s->held_failed, comm->size) && ok;
+    ok = ftc_ensure_capacity(&comm->scratch, &comm->scratch_size, FTC_SMALL_SCRATCH_BYTES)
+             == MPI_SUCCESS
+         && ftc_ensure_capacity(&s->kept.data, &s->kept.capacity, FTC_SMALL_SCRATCH_BYTES)
+                == MPI_SUCCESS
+         && ok;
     if (!ok)
         return ftc_fail(MPI_ERR_NO_MEM, "ftc_comm_create: out of memory");
 #ifdef FTCOLL_HAVE_ULFM

@@ -287,15 +287,21 @@ static int make_twin(MPI_Comm comm, MPI_Comm *watch)
     return MPI_SUCCESS;
 }
 
-/* Epoch 0: the ftcoll communicator itself and its twin (a collective dup). */
+/* Epoch 0: the ftcoll communicator itself and its twin (a collective dup,
+ * made first: a rank out of memory must not leave the others in it). */
 static int ft_create(ftc_comm_t comm)
 {
+    MPI_Comm watch = MPI_COMM_NULL;
+    int rc = make_twin(comm->comm, &watch);
     ftc_ft *ft = calloc(1, sizeof(*ft));
-    if (!ft)
+    if (!ft) {
+        if (watch != MPI_COMM_NULL)
+            PMPI_Comm_free(&watch);
         return ftc_fail(MPI_ERR_NO_MEM, "ftc_comm_create: out of memory");
+    }
     comm->ft = ft;
     *ft = (ftc_ft){ .rank = comm->rank, .size = comm->size, .base = comm->comm,
-                    .tag_window = FTC_FT_TAG_WINDOW, .comm = MPI_COMM_NULL, .watch = MPI_COMM_NULL,
+                    .tag_window = FTC_FT_TAG_WINDOW, .comm = MPI_COMM_NULL, .watch = watch,
                     .sentinel = MPI_REQUEST_NULL };
     ft->exec_watch = (ftc_exec_watch){ .stop = stop_for_failure, .context = ft };
     ft->alive = malloc(sizeof(bool) * (size_t)ft->size);
@@ -305,9 +311,8 @@ static int ft_create(ftc_comm_t comm)
     ok = ftc_holdings_init(&ft->live_held, ft->size) && ok;
     for (int i = 0; i < FTC_FT_WINDOW; i++)
         ok = ftc_holdings_init(&ft->kept_held[i], ft->size) && ok;
-    int rc = ok ? MPI_SUCCESS : ftc_fail(MPI_ERR_NO_MEM, "ftc_comm_create: out of memory");
-    if (rc == MPI_SUCCESS)
-        rc = make_twin(comm->comm, &ft->watch);
+    if (rc == MPI_SUCCESS && !ok)
+        rc = ftc_fail(MPI_ERR_NO_MEM, "ftc_comm_create: out of memory");
     if (rc == MPI_SUCCESS)
         rc = ftc_ft_install_epoch(ft, comm->comm);
     return rc;
@@ -447,6 +452,7 @@ bool ftc_ft_is_process_failure(int rc)
 int ftc_ft_agree_step(MPI_Comm comm, MPI_Comm step_comm, int rc, const char *who,
                       const char *step)
 {
+    int flag = rc == MPI_SUCCESS;
 #ifdef FTCOLL_HAVE_ULFM
     /* a death seen here may have cut the step short while others wait in
      * its collectives for this rank: they leave them. (Not on an error of
@@ -454,20 +460,22 @@ int ftc_ft_agree_step(MPI_Comm comm, MPI_Comm step_comm, int rc, const char *who
      * which the others' return codes would lose to the revocation.) */
     if (ftc_ft_is_process_failure(rc) && step_comm != MPI_COMM_NULL)
         MPIX_Comm_revoke(step_comm);
-    int flag = rc == MPI_SUCCESS;
+    const char *agreement = "MPIX_Comm_agree";
     const int agree_rc = MPIX_Comm_agree(comm, &flag);
     if (ftc_ft_is_process_failure(agree_rc))
         return ftc_fail(MPIX_ERR_PROC_FAILED, "%s: a rank died while %s", who, step);
+#else
+    /* one rank's own error (no memory) must still stop every rank */
+    (void)step_comm;
+    const char *agreement = "MPI_Allreduce";
+    const int agree_rc = PMPI_Allreduce(MPI_IN_PLACE, &flag, 1, MPI_INT, MPI_LAND, comm);
+#endif
     if (rc != MPI_SUCCESS)
         return rc;
     if (agree_rc != MPI_SUCCESS)
-        return ftc_fail_mpi(agree_rc, "%s: MPIX_Comm_agree failed while %s", who, step);
+        return ftc_fail_mpi(agree_rc, "%s: %s failed while %s", who, agreement, step);
     return flag ? MPI_SUCCESS
                 : ftc_fail(MPI_ERR_OTHER, "%s: another rank failed while %s", who, step);
-#else
-    (void)comm, (void)step_comm, (void)who, (void)step;
-    return rc;
-#endif
 }
 
 /*

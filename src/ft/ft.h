@@ -175,7 +175,7 @@ static inline bool ftc_ft_survivable(int rc)
  * A rank whose step a death stopped first revokes `step_comm` (unless
  * MPI_COMM_NULL), the communicator of the step's own collectives, so that
  * the ranks still inside one of them leave it for the agreement. Without
- * ULFM, `rc` (a death ends the job).
+ * ULFM an allreduce of the flags decides (a death ends the job).
  */
 int ftc_ft_agree_step(MPI_Comm comm, MPI_Comm step_comm, int rc, const char *who,
                       const char *step);

@@ -70,12 +70,11 @@ static int check_watchdog_action(ftc_watchdog_action action, const char *who)
 #endif
 }
 
+/* Collective: g->host_pid is allocated at the creation, whose agreement
+ * fails every rank alike when one has no memory. */
 static int learn_hosts_and_pids(ftc_comm_t c)
 {
     ftc_guard_state *g = c->guard;
-    g->host_pid = malloc(sizeof(long) * 2 * (size_t)c->size);
-    if (!g->host_pid)
-        return ftc_fail(MPI_ERR_NO_MEM, "ftc_comm_create: out of memory");
     const long mine[2] = { (long)(ftc_hash_host() >> 1), (long)getpid() };
     const int rc = PMPI_Allgather(mine, 2, MPI_LONG, g->host_pid, 2, MPI_LONG, c->comm);
     return rc == MPI_SUCCESS ? MPI_SUCCESS
@@ -101,7 +100,11 @@ static int guard_create(ftc_comm_t c)
     add_stopped_class();
     ftc_die_with_launcher();
     c->guard = calloc(1, sizeof(*c->guard));
-    if (!c->guard)
+    if (c->guard) {
+        c->guard->host_pid = malloc(sizeof(long) * 2 * (size_t)c->size);
+        c->guard->tally = c->rank == 0 ? malloc(sizeof(int) * (size_t)c->size) : NULL;
+    }
+    if (!c->guard || !c->guard->host_pid || (c->rank == 0 && !c->guard->tally))
         return ftc_fail(MPI_ERR_NO_MEM, "ftc_comm_create: out of memory");
     c->guard->settings_at = MPI_Wtime();
     return MPI_SUCCESS;
@@ -152,6 +155,7 @@ static void guard_release(ftc_comm_t c)
         return;
     free(c->guard->received);
     free(c->guard->host_pid);
+    free(c->guard->tally);
     free(c->guard);
     c->guard = NULL;
 }
@@ -322,11 +326,12 @@ static void tally_warnings(ftc_comm_t c)
 {
     if (ftc_ft_live_count(c->ft) != c->size)
         return;   /* a gather would need the dead ranks */
-    int *counts = c->rank == 0 ? calloc((size_t)c->size, sizeof(int)) : NULL;
+    /* rank 0's room was taken at the creation: a collective allocates
+     * nothing that could fail on one rank */
+    int *counts = c->guard->tally;
     const int mine = c->guard->warnings;
     if (MPI_Gather(&mine, 1, MPI_INT, counts, 1, MPI_INT, 0, c->comm) == MPI_SUCCESS && counts)
         print_tally(counts, c->size);
-    free(counts);
 }
 
 /* ---- public calls ---------------------------------------------------------- */

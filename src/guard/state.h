@@ -33,6 +33,7 @@ struct ftc_guard {
     ftc_stop_handler handler;
     void *handler_arg;
     long *host_pid;                     /* per rank: host hash, pid (for the brutal stop) */
+    int *tally;                         /* rank 0: per rank, warnings (at the free) */
 };
 
 #endif

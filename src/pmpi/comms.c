@@ -20,6 +20,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <mpi.h>
+#ifdef FTCOLL_HAVE_ULFM
+#include <mpi-ext.h>
+#endif
+
 #include "layer.h"
 
 static int keyval = MPI_KEYVAL_INVALID;
@@ -37,6 +42,11 @@ static void unlink_comm(layer_comm *lc)
     }
     pthread_mutex_unlock(&all_lock);
 }
+
+/* What a rank that could not keep a communicator's layer_comm uses for
+ * the call at hand: no ftcoll communicator, so the call goes to MPI, as on
+ * every rank then (attach). Never attached, never freed. */
+static layer_comm without_memory;
 
 /* Adds the guard's and the broadcast trees' counts of lc->ftc, about to be
  * freed, to lc's. */
@@ -61,6 +71,8 @@ static void collect_stats(layer_comm *lc)
  * locally (no message; a rank finishing a call late may then be stuck). */
 static void release(layer_comm *lc, bool collective)
 {
+    if (lc == &without_memory)
+        return;
     if (lc->ftc) {
         layer_depth++;
         collect_stats(lc);
@@ -85,50 +97,119 @@ static int delete_attribute(MPI_Comm comm, int key, void *value, void *extra)
     return MPI_SUCCESS;
 }
 
-/*
- * The layer_comm of `comm` (NULL: out of memory) and, in *rc, what making
- * its ftcoll communicator returned: when that fails, lc->ftc stays NULL and
- * every collective on `comm` goes to MPI. Injections (FTCOLL_INJECT) count
- * calls on MPI_COMM_WORLD only.
- */
-static layer_comm *make(MPI_Comm comm, int *rc)
-{
-    layer_comm *lc = calloc(1, sizeof(*lc));
-    *rc = lc ? MPI_SUCCESS : MPI_ERR_NO_MEM;
-    if (!lc)
-        return NULL;
-    lc->user = comm;
-    int inter = 0;
-    PMPI_Comm_test_inter(comm, &inter);
-    if (!inter) {
-        layer_depth++;
-        *rc = ftc_comm_create(comm, &lc->ftc);
-        if (*rc == MPI_SUCCESS && comm != MPI_COMM_WORLD)
-            ftc_inject(lc->ftc, NULL);
-        layer_depth--;
-    }
-    return lc;
-}
+/* Why the last making failed on this thread (layer_comm_made). */
+static _Thread_local char failure[400];
 
-int layer_comms_start(void)
+/* Whether every rank `kept` (an agreement: uniform also where a rank
+ * dies in it), errors returned whatever comm's handler. */
+static int everywhere(MPI_Comm comm, bool kept, int *every)
 {
-    int rc = PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, delete_attribute, &keyval, NULL);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    layer.world = make(MPI_COMM_WORLD, &rc);
+    MPI_Errhandler theirs = MPI_ERRHANDLER_NULL;
+    PMPI_Comm_get_errhandler(comm, &theirs);
+    PMPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+    *every = kept;
+#ifdef FTCOLL_HAVE_ULFM
+    const int rc = MPIX_Comm_agree(comm, every);
+#else
+    const int rc = PMPI_Allreduce(MPI_IN_PLACE, every, 1, MPI_INT, MPI_LAND, comm);
+#endif
+    PMPI_Comm_set_errhandler(comm, theirs);
+    PMPI_Errhandler_free(&theirs);
     return rc;
 }
 
-/* Makes comm's layer_comm and attaches it (NULL: out of memory, or the
- * attribute failed); *rc: what making its ftcoll communicator returned. */
+/*
+ * Makes lc->ftc over `comm` on every rank alike. Every rank takes part in
+ * ftc_comm_create, also one that cannot keep what it makes (`kept` false:
+ * it had no memory for its layer_comm or its attribute), so that none
+ * waits in it for a rank that left; then the ranks agree whether every one
+ * kept its state, also after a creation that failed (on every rank). If
+ * one did not, every rank frees what it made, returns an error and sets
+ * *missing. Injections (FTCOLL_INJECT) count calls on MPI_COMM_WORLD only.
+ */
+static int make_ftc(layer_comm *lc, MPI_Comm comm, bool kept, bool *missing)
+{
+    failure[0] = '\0';
+    *missing = false;
+    int inter = 0;
+    PMPI_Comm_test_inter(comm, &inter);
+    if (inter)
+        return MPI_SUCCESS;   /* no ftcoll communicator, nothing collective */
+    ftc_comm_t ftc = NULL;
+    layer_depth++;
+    int rc = ftc_comm_create(comm, &ftc);
+    if (rc != MPI_SUCCESS)
+        snprintf(failure, sizeof(failure), "%s", ftc_error_message());
+    int every_one_kept = 0;
+    const int agree_rc = everywhere(comm, kept, &every_one_kept);
+    *missing = agree_rc == MPI_SUCCESS && !every_one_kept;
+    if (rc == MPI_SUCCESS && agree_rc != MPI_SUCCESS) {
+        rc = agree_rc;
+        snprintf(failure, sizeof(failure), "the ranks could not agree on the layer's state "
+                                           "of the communicator (a rank died?)");
+    } else if (rc == MPI_SUCCESS && *missing) {
+        rc = kept ? MPI_ERR_OTHER : MPI_ERR_NO_MEM;
+        snprintf(failure, sizeof(failure), "%s the layer's state of the communicator",
+                 kept ? "another rank had no memory for" : "no memory for");
+    }
+    if (rc != MPI_SUCCESS && ftc)
+        ftc_comm_free(&ftc);
+    if (rc == MPI_SUCCESS && comm != MPI_COMM_WORLD)
+        ftc_inject(ftc, NULL);
+    layer_depth--;
+    if (lc != &without_memory)   /* which never keeps one: ftc is NULL there */
+        lc->ftc = ftc;
+    return rc;
+}
+
+/* A new layer_comm for `comm`, or `without_memory`. */
+static layer_comm *new_layer_comm(MPI_Comm comm)
+{
+    layer_comm *lc = calloc(1, sizeof(*lc));
+    if (!lc)
+        return &without_memory;
+    lc->user = comm;
+    return lc;
+}
+
+/* Collective: a rank whose keyval failed still makes the world's, failing
+ * it on every rank (MPI_Init then stops every rank). */
+int layer_comms_start(void)
+{
+    const int rc =
+        PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, delete_attribute, &keyval, NULL);
+    layer.world = new_layer_comm(MPI_COMM_WORLD);
+    bool missing;
+    const int made = make_ftc(layer.world, MPI_COMM_WORLD,
+                              rc == MPI_SUCCESS && layer.world != &without_memory, &missing);
+    return rc != MPI_SUCCESS ? rc : made;
+}
+
+/* Drops the attribute without its callback's local free. */
+static void detach(layer_comm *lc)
+{
+    lc->detaching = true;
+    PMPI_Comm_delete_attr(lc->user, keyval);
+}
+
+/*
+ * Makes comm's layer_comm and attaches it; *rc: what making its ftcoll
+ * communicator returned. Where a rank could not keep its layer_comm, no
+ * rank keeps one: every rank's next collective on `comm` makes it again,
+ * together, and this one goes to MPI on every rank (`without_memory`).
+ */
 static layer_comm *attach(MPI_Comm comm, int *rc)
 {
-    layer_comm *lc = make(comm, rc);
-    if (!lc)
-        return NULL;
-    if (PMPI_Comm_set_attr(comm, keyval, lc) != MPI_SUCCESS) {
-        release(lc, true);
-        return NULL;
+    layer_comm *lc = new_layer_comm(comm);
+    const bool attached =
+        lc != &without_memory && PMPI_Comm_set_attr(comm, keyval, lc) == MPI_SUCCESS;
+    bool missing;
+    *rc = make_ftc(lc, comm, attached, &missing);
+    if (attached && missing)
+        detach(lc);
+    if (!attached || missing) {
+        release(lc, false);   /* holds no ftcoll communicator */
+        return &without_memory;
     }
     pthread_mutex_lock(&all_lock);
     lc->next = all;
@@ -157,27 +238,23 @@ layer_comm *layer_comm_of(MPI_Comm comm)
  * A communicator the program just made gets its ftcoll communicator now,
  * while every rank is there: one whose first collective comes after a death
  * could not be made then (MPI_Comm_dup fails over a dead rank). Failing,
- * it is freed, on every rank alike (ftc_comm_create ends in an agreement),
- * and *comm is MPI_COMM_NULL.
+ * it is freed, on every rank alike (make_ftc), and *comm is
+ * MPI_COMM_NULL; layer_comm_failure() says why.
  */
 int layer_comm_made(MPI_Comm *comm)
 {
     if (*comm == MPI_COMM_NULL)
         return MPI_SUCCESS;   /* this rank is not in it */
-    int rc = MPI_SUCCESS;   /* an intercommunicator's layer_comm has no ftcoll one: make() */
-    layer_comm *lc = attach(*comm, &rc);
-    if (!lc && rc == MPI_SUCCESS)
-        rc = MPI_ERR_NO_MEM;
+    int rc = MPI_SUCCESS;
+    attach(*comm, &rc);
     if (rc != MPI_SUCCESS)
         PMPI_Comm_free(comm);   /* its attribute's callback releases the layer_comm */
     return rc;
 }
 
-/* Drops the attribute without its callback's local free. */
-static void detach(layer_comm *lc)
+const char *layer_comm_failure(void)
 {
-    lc->detaching = true;
-    PMPI_Comm_delete_attr(lc->user, keyval);
+    return failure;
 }
 
 void layer_comm_free(MPI_Comm comm)

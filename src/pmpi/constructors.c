@@ -41,7 +41,7 @@ static int made(MPI_Comm parent, MPI_Comm *made, const char *call, int rc)
         return rc;
     if (layer_errors_are_fatal(parent))
         fprintf(stderr, "ftcoll: rank %d: %s: %s\n", layer.world_rank, call,
-                ftc_error_message());
+                layer_comm_failure());
     PMPI_Comm_call_errhandler(parent, rc);
     return rc;
 }

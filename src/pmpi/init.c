@@ -87,8 +87,8 @@ static void start(void)
     const char *dir = getenv("FTCOLL_REPORT");
     layer.report_dir = dir && *dir ? dir : NULL;
     if (layer_comms_start() != MPI_SUCCESS)
-        stop_on_bad_settings(ftc_error_message()[0] ? ftc_error_message()
-                                                   : "cannot set up MPI_COMM_WORLD");
+        stop_on_bad_settings(layer_comm_failure()[0] ? layer_comm_failure()
+                                                     : "cannot set up MPI_COMM_WORLD");
     layer_summary_start();
     layer.active = true;
 }

@@ -119,6 +119,7 @@ void layer_comms_finish(void);               /* frees them all, world last (coll
 layer_comm *layer_comm_of(MPI_Comm comm);    /* made on first use (collective) */
 int layer_comm_made(MPI_Comm *comm);         /* made with the communicator (collective);
                                               * failing, *comm is freed: MPI_COMM_NULL */
+const char *layer_comm_failure(void);        /* why the last making failed */
 void layer_comm_free(MPI_Comm comm);         /* before MPI_Comm_free (collective) */
 void layer_note_ft_call(layer_comm *lc);     /* failures and recoveries of the last call */
 void layer_note_failed(MPI_Comm comm, const int *ranks, int count);

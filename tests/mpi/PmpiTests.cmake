@@ -8,6 +8,9 @@
 #                    constructor serve collectives (with ULFM also after a
 #                    death that came between their making and their use)
 #   pmpi.linked.*    the layer linked instead of preloaded
+#   pmpi.alloc.*     test_pmpi_alloc.c: each allocation of ftcoll's failing
+#                    on one rank while a communicator is made fails it on
+#                    every rank alike, no hang, results kept
 #   pmpi.kill.*      (ULFM) ranks killed: the survivors finish, exit 0, the
 #                    summary names the dead; a program whose point-to-point
 #                    calls reach a dead rank ends with MPI's error
@@ -37,6 +40,9 @@ target_compile_options(pmpi_test_pmpi_comms PRIVATE ${FTCOLL_WARNINGS})
 add_executable(pmpi_test_pmpi_linked ${FTCOLL_MPI_TEST_DIR}/test_pmpi.c)
 target_link_libraries(pmpi_test_pmpi_linked PRIVATE ftcoll_pmpi MPI::MPI_C)
 target_compile_options(pmpi_test_pmpi_linked PRIVATE ${FTCOLL_WARNINGS})
+add_executable(pmpi_test_pmpi_alloc ${FTCOLL_MPI_TEST_DIR}/test_pmpi_alloc.c)
+target_link_libraries(pmpi_test_pmpi_alloc PRIVATE ftcoll_pmpi MPI::MPI_C ${CMAKE_DL_LIBS})
+target_compile_options(pmpi_test_pmpi_alloc PRIVATE ${FTCOLL_WARNINGS})
 
 set(app_args_jacobi 120)
 set(app_args_monte_carlo 10 5000)
@@ -81,6 +87,16 @@ endforeach()
 
 pmpi_test(pmpi.linked.semantics 3 ${expect_run} 0 "pmpi p=3: all checks passed" --
   ${FTCOLL_MPIEXEC} ${FTCOLL_MPIEXEC_FLAGS} -n 3 $<TARGET_FILE:pmpi_test_pmpi_linked>)
+foreach(victim 0 2)
+  pmpi_test(pmpi.alloc.victim${victim} 3 ${expect_run} 0
+    "pmpi_alloc p=3: [1-9][0-9]* allocations failed in turn, all checks passed" --
+    ${FTCOLL_MPIEXEC} ${FTCOLL_MPIEXEC_FLAGS} -n 3 $<TARGET_FILE:pmpi_test_pmpi_alloc> ${victim})
+endforeach()
+# the guard's settings read, agreed and its every call checked in
+pmpi_test(pmpi.alloc.guarded 4 ${expect_run} 0
+  "pmpi_alloc p=4: [1-9][0-9]* allocations failed in turn, all checks passed" --
+  ${CMAKE_COMMAND} -E env "FTCOLL_GUARD=every=1,timeout=30"
+  ${FTCOLL_MPIEXEC} ${FTCOLL_MPIEXEC_FLAGS} -n 4 $<TARGET_FILE:pmpi_test_pmpi_alloc> 1)
 # a bad layer setting stops in MPI_Init: proof that the linked layer runs
 pmpi_test(pmpi.linked.bad_setting 2 ${expect_run} 1
   "FTCOLL_NATIVE: unknown collective \"bcst\"" --
