@@ -167,10 +167,11 @@ static int later_steps(ftc_comm_t c, MPI_Comm comm, int verbose_rc)
     int rc = ftc_ft_agree_step(comm, c->comm, create_modules(c), who, "creating the modules");
     if (rc == MPI_SUCCESS) {
         rc = agree_on_settings(c, read_module_settings(c, verbose_rc));
-        rc = ftc_ft_agree_step(comm, c->comm, rc, who, "agreeing on the settings");
+        rc = ftc_ft_settle_agreed_step(comm, c->comm, rc, who, "agreeing on the settings");
     }
     if (rc == MPI_SUCCESS)
-        rc = ftc_ft_agree_step(comm, c->comm, start_modules(c), who, "starting the modules");
+        rc = ftc_ft_settle_agreed_step(comm, c->comm, start_modules(c), who,
+                                       "starting the modules");
     return rc;
 }
 

@@ -478,6 +478,17 @@ int ftc_ft_agree_step(MPI_Comm comm, MPI_Comm step_comm, int rc, const char *who
                 : ftc_fail(MPI_ERR_OTHER, "%s: another rank failed while %s", who, step);
 }
 
+int ftc_ft_settle_agreed_step(MPI_Comm comm, MPI_Comm step_comm, int rc, const char *who,
+                              const char *step)
+{
+#ifdef FTCOLL_HAVE_ULFM
+    return ftc_ft_agree_step(comm, step_comm, rc, who, step);
+#else
+    (void)comm, (void)step_comm, (void)who, (void)step;
+    return rc;
+#endif
+}
+
 /*
  * What a stopped wait leaves in flight: a receive is cancelled (it must
  * not write into the buffer later); a send is released. Its buffer stays

@@ -180,6 +180,13 @@ static inline bool ftc_ft_survivable(int rc)
 int ftc_ft_agree_step(MPI_Comm comm, MPI_Comm step_comm, int rc, const char *who,
                       const char *step);
 
+/* As ftc_ft_agree_step, for a step that ended in ftc_agree_equal, whose
+ * allreduce already gave every rank the same verdict unless a rank died
+ * inside it: with ULFM the agreement; without ULFM (a death ends the job)
+ * `rc` as it is, with no second allreduce. */
+int ftc_ft_settle_agreed_step(MPI_Comm comm, MPI_Comm step_comm, int rc, const char *who,
+                              const char *step);
+
 /* ---- calls ------------------------------------------------------------------ */
 
 /* Starts the next call of the communicator's fault-tolerant engine; its
