@@ -97,7 +97,11 @@ int ftc_reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype type,
     int rc = check_arguments(sendbuf, recvbuf, count, type, op, root, comm);
     ftc_reduce_call call = { .comm = comm };
     if (rc == MPI_SUCCESS) {   /* (op, type) is comm->checked */
-        const bool at_root = comm->rank == root, in_place = sendbuf == MPI_IN_PLACE;
+        /* a root's input aliasing its result (MPI forbids it, some programs
+         * do it) is in place: the tree would otherwise overwrite the input
+         * with a child's value before combining it */
+        const bool at_root = comm->rank == root;
+        const bool in_place = sendbuf == MPI_IN_PLACE || (at_root && sendbuf == recvbuf);
         call = (ftc_reduce_call){
             .comm = comm, .root = root, .input = in_place ? recvbuf : sendbuf,
             .result = at_root ? recvbuf : NULL, .in_place = in_place, .count = count,

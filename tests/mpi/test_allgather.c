@@ -18,8 +18,8 @@
  *  - the send buffer must come back unchanged.
  *
  * Then: what ftc_allgather_last_choice reports for forced algorithms that
- * cannot serve p, and repeated calls interleaved with user traffic on
- * MPI_COMM_WORLD.
+ * cannot serve p, repeated calls interleaved with user traffic on
+ * MPI_COMM_WORLD, and a type of no bytes with every algorithm.
  *
  * Usage: test_allgather [--large BYTES]
  *   --large BYTES  per-rank payload of the large cases (default 1 MiB; 0: none)
@@ -873,6 +873,57 @@ static void check_no_mixing_with_user_traffic(ftc_comm_t comm, tally *t)
     }
 }
 
+/*
+ * A type of no bytes (contiguous(0, int)) with count 5 on every rank is
+ * valid and moves nothing: every algorithm, and ftc_allgatherv, succeed
+ * and leave the receive buffer untouched (every message is empty, which
+ * the received-size check must not take for a wrong count).
+ */
+static void check_type_of_no_bytes(ftc_comm_t comm, tally *t)
+{
+    int p;
+    MPI_Comm_size(MPI_COMM_WORLD, &p);
+    MPI_Datatype none;
+    mpi_or_die(MPI_Type_contiguous(0, MPI_INT, &none), "MPI_Type_contiguous");
+    mpi_or_die(MPI_Type_commit(&none), "MPI_Type_commit");
+    int *counts = malloc((size_t)p * sizeof(int)), *displs = malloc((size_t)p * sizeof(int));
+    if (!counts || !displs)
+        die("out of memory");
+    for (int r = 0; r < p; r++) {
+        counts[r] = 5;
+        displs[r] = 5 * r;
+    }
+    unsigned char sendbuf[4] = { 0 }, recvbuf[16];
+    for (size_t a = 0; a <= N_ALGORITHMS; a++) {   /* the last one: ftc_allgatherv */
+        memset(recvbuf, 0xA5, sizeof(recvbuf));
+        int rc;
+        if (a < N_ALGORITHMS) {
+            abort_on_error(ftc_allgather_set_algorithm(comm, all_algorithms[a]),
+                           "ftc_allgather_set_algorithm", "a type of no bytes", 5);
+            rc = ftc_allgather(sendbuf, 5, none, recvbuf, 5, none, comm);
+        } else {
+            rc = ftc_allgatherv(sendbuf, 5, none, recvbuf, counts, displs, none, comm);
+        }
+        bool untouched = true;
+        for (size_t b = 0; b < sizeof(recvbuf); b++)
+            untouched = untouched && recvbuf[b] == 0xA5;
+        if (rc != MPI_SUCCESS || !untouched) {
+            fprintf(stderr, "MISMATCH %s, a type of no bytes: %s%s\n",
+                    a < N_ALGORITHMS ? ftc_allgather_algorithm_name(all_algorithms[a])
+                                     : "ftc_allgatherv",
+                    rc != MPI_SUCCESS ? ftc_error_message() : "",
+                    untouched ? "" : " (recvbuf written)");
+            t->failures++;
+        }
+        t->calls++;
+    }
+    abort_on_error(ftc_allgather_set_algorithm(comm, FTC_ALLGATHER_AUTO),
+                   "ftc_allgather_set_algorithm", "auto", 0);
+    free(counts);
+    free(displs);
+    MPI_Type_free(&none);
+}
+
 /* ---- main --------------------------------------------------------------------- */
 
 /* --large BYTES: the per-rank payload of the large cases (0: none). */
@@ -907,6 +958,7 @@ int main(int argc, char **argv)
     check_all_layouts(comm, large_bytes, &t);
     check_choice_reporting(comm, &t);
     check_no_mixing_with_user_traffic(comm, &t);
+    check_type_of_no_bytes(comm, &t);
     abort_on_error(ftc_comm_free(&comm), "ftc_comm_free", "-", 0);
     free_reusable_buffers();
 

@@ -6,7 +6,9 @@
  * the root's word on every call); ops MPI_SUM on ints, MPI_MAX on
  * doubles, MPI_MINLOC on MPI_DOUBLE_INT (an element's extent is not its
  * size) and a user's commutative op on ints (the word on every call);
- * with and without MPI_IN_PLACE at the root; on MPI_COMM_WORLD, a
+ * with and without MPI_IN_PLACE at the root, and with the root's sendbuf
+ * the same pointer as its recvbuf (MPI forbids it; ftcoll takes it as in
+ * place, as ftc_allreduce does, never a silently wrong result); on MPI_COMM_WORLD, a
  * duplicate of it and the two halves of a split with reversed ranks. The
  * root checks every element of its result against the value computed
  * here; every rank checks its send buffer unchanged, and a rank other
@@ -40,9 +42,13 @@ static void abort_on_error(int rc, const char *what)
     MPI_Abort(MPI_COMM_WORLD, 1);
 }
 
+/* How the root passes its input. */
+enum { SEPARATE, IN_PLACE, ALIASED, INPUT_MODES };
+static const char *const mode_names[INPUT_MODES] = { "", " in place", " aliased" };
+
 /* One call; returns the mismatches this rank saw. */
 static int run_case(ftc_comm_t comm, int rank, int p, int root, op_kind k, int count,
-                    bool in_place, bool bare, MPI_Op user, const char *what)
+                    int mode, bool bare, MPI_Op user, const char *what)
 {
     const kind_of_op t = kind(k, user);
     const size_t bytes = t.element * (size_t)(count > 0 ? count : 1);
@@ -51,11 +57,12 @@ static int run_case(ftc_comm_t comm, int rank, int p, int root, op_kind k, int c
     fill_input(k, rank, count, send);
     memcpy(original, send, bytes);
     memset(recv, 0xA5, bytes);
-    const bool at_root = rank == root;
-    if (at_root && in_place)
+    const bool at_root = rank == root, in_place = at_root && mode != SEPARATE;
+    if (in_place)
         memcpy(recv, send, bytes);
-    const int rc = ftc_reduce(at_root && in_place ? MPI_IN_PLACE : send,
-                              !at_root && bare ? NULL : recv, count, t.type, t.op, root, comm);
+    const void *input = !in_place ? send : mode == IN_PLACE ? MPI_IN_PLACE : recv;
+    const int rc = ftc_reduce(input, !at_root && bare ? NULL : recv, count, t.type, t.op, root,
+                              comm);
     abort_on_error(rc, what);
     int bad = 0;
     if (at_root) {
@@ -73,7 +80,7 @@ static int run_case(ftc_comm_t comm, int rank, int p, int root, op_kind k, int c
                 bad = 1;
             }
     }
-    if (!(at_root && in_place) && memcmp(send, original, t.element * (size_t)count) != 0) {
+    if (!in_place && memcmp(send, original, t.element * (size_t)count) != 0) {
         fprintf(stderr, "MISMATCH rank %d %s: sendbuf changed\n", rank, what);
         bad = 1;
     }
@@ -93,12 +100,12 @@ static int run_all(ftc_comm_t comm, bool quick, MPI_Op user, const char *name, l
             continue;
         for (int k = 0; k < OP_KINDS; k++)
             for (size_t c = 0; c < sizeof(counts) / sizeof(counts[0]); c++)
-                for (int in_place = 0; in_place < 2; in_place++) {
+                for (int mode = 0; mode < INPUT_MODES; mode++) {
                     char what[160];
                     snprintf(what, sizeof(what), "%s root %d %s count %d%s", name, root,
-                             op_names[k], counts[c], in_place ? " in place" : "");
-                    bad += run_case(comm, rank, p, root, (op_kind)k, counts[c], in_place,
-                                    (c + (size_t)in_place) % 2 == 1, user, what);
+                             op_names[k], counts[c], mode_names[mode]);
+                    bad += run_case(comm, rank, p, root, (op_kind)k, counts[c], mode,
+                                    (c + (size_t)mode) % 2 == 1, user, what);
                     (*cases)++;
                 }
     }
