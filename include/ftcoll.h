@@ -550,11 +550,13 @@ ftc_alltoall_algorithm ftc_alltoallv_decide(int p);
 
 /*
  * Same arguments and semantics as MPI_Reduce, including MPI_IN_PLACE as
- * the root's sendbuf; recvbuf is read at the root only. The datatype and
- * op as ftc_allreduce's: predefined datatypes, commutative ops. One
- * algorithm: a binomial tree, each rank combining its children's values
- * with its own and sending the result to its parent. Errors: MPI_ERR_COMM
- * (NULL ftc_comm_t), MPI_ERR_ROOT, MPI_ERR_COUNT (negative), MPI_ERR_TYPE,
+ * the root's sendbuf (a root's sendbuf equal to its recvbuf, which MPI
+ * forbids, is taken as in place); recvbuf is read at the root only. The
+ * datatype and op as ftc_allreduce's: predefined datatypes, commutative
+ * ops. One algorithm: a binomial tree, each rank combining its children's
+ * values with its own and sending the result to its parent. Errors: MPI_ERR_COMM
+ * (NULL ftc_comm_t), MPI_ERR_ROOT, MPI_ERR_COUNT (negative, or a value of
+ * 2 GiB or more: the recovery's messages carry less), MPI_ERR_TYPE,
  * MPI_ERR_OP, MPI_ERR_BUFFER (a NULL buffer with a count, MPI_IN_PLACE off
  * the root), or the MPI error a transfer returned.
  *
